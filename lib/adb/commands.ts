@@ -1,0 +1,250 @@
+// Builds every device command phone-eye sends, and the one quoting function for the phone's shell.
+// Pure: argv-in, strings-out; the guards that refuse hostile input before it is quoted live here too.
+
+/**
+ * One command for the phone. `shell` is passed to adb as a single argument: `adb shell` joins its
+ * arguments with spaces and escapes nothing, and `adb exec-out` sends a single argument raw, so one
+ * pre-quoted string is the only form that is quoted exactly once (SPEC §5).
+ */
+export interface DeviceCommand {
+  /** "shell" reports the exit status on shell_v2 devices; "exec-out" keeps binary output intact. */
+  service: "shell" | "exec-out";
+  shell: string;
+}
+
+/**
+ * Programs whose commands have no effect on the phone the user could see twice, so a call cut by a
+ * dropped Wi-Fi link may be replayed after reconnecting. Input and `am start` are deliberately
+ * absent: replaying a tap whose acknowledgement was lost would tap twice.
+ */
+export const READ_ONLY_PROGRAMS: ReadonlySet<string> = new Set([
+  "screencap",
+  "uiautomator",
+  "cat",
+  "getprop",
+  "dumpsys",
+  "wm",
+  "ls",
+]);
+
+/** True when the command's program is on the read-only allowlist. */
+export function isReplayable(command: DeviceCommand): boolean {
+  const program = command.shell.trimStart().split(/\s/, 1)[0] ?? "";
+  return READ_ONLY_PROGRAMS.has(program);
+}
+
+/** Wraps a value in single quotes for the phone's `sh -c`; a quote inside becomes '\''. */
+export function quoteForDeviceShell(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+const shell = (text: string): DeviceCommand => ({ service: "shell", shell: text });
+const execOut = (text: string): DeviceCommand => ({ service: "exec-out", shell: text });
+
+export const tapCommand = (x: number, y: number): DeviceCommand =>
+  shell(`input tap ${int(x)} ${int(y)}`);
+
+/** A long press is a swipe that does not move: Android has no `input longpress` before API 33. */
+export const longPressCommand = (x: number, y: number, holdMs: number): DeviceCommand =>
+  shell(`input swipe ${int(x)} ${int(y)} ${int(x)} ${int(y)} ${int(holdMs)}`);
+
+export const swipeCommand = (
+  x1: number,
+  y1: number,
+  x2: number,
+  y2: number,
+  durationMs: number,
+): DeviceCommand =>
+  shell(`input swipe ${int(x1)} ${int(y1)} ${int(x2)} ${int(y2)} ${int(durationMs)}`);
+
+export const keyeventCommand = (code: number): DeviceCommand =>
+  shell(`input keyevent ${int(code)}`);
+
+export const wmSizeCommand = (): DeviceCommand => shell("wm size");
+export const getpropCommand = (name: string): DeviceCommand =>
+  shell(`getprop ${quoteForDeviceShell(name)}`);
+
+export const screencapPngCommand = (): DeviceCommand => execOut("screencap -p");
+/** Raw RGBA frame, encoded on the host: the way round builds whose `screencap -p` returns empty PNGs. */
+export const screencapRawCommand = (): DeviceCommand => execOut("screencap");
+
+/**
+ * Dumps the UI tree to a fresh path and prints it in the same round trip. A failed dump leaves
+ * the previous file in place, so a reused path could show a stale screen: the path is new per call
+ * and removed afterwards. uiautomator's own output stays in stdout so its "ERROR:" lines can be read.
+ */
+export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand {
+  const p = quoteForDeviceShell(path);
+  return execOut(
+    `uiautomator dump${compressed ? " --compressed" : ""} ${p} && cat ${p}; rm -f ${p}`,
+  );
+}
+
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer: ${n}`);
+  return String(n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// phone_type
+
+/**
+ * Checks text for `input text`, which sends key events from the device's ASCII key map: it
+ * cannot type control characters (a newline is the Enter key), nor anything outside printable
+ * ASCII. Returns a message saying what to do instead, or null when the text can be typed.
+ */
+export function refuseUntypableText(text: string): string | null {
+  if (text.length === 0) return "Nothing to type: text is empty";
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x20 || code === 0x7f) {
+      const name = CONTROL_NAMES[code] ?? `U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
+      const instead = code === 0x0a || code === 0x0d
+        ? ' send phone_key "enter" between lines'
+        : code === 0x09
+        ? ' send phone_key "tab"'
+        : " remove it";
+      return `Cannot type: the text contains a control character (${name}), which phone_type refuses; type the parts separately and${instead}`;
+    }
+    if (code > 0x7e) {
+      return `Cannot type ${JSON.stringify(char)} (U+${
+        code.toString(16).toUpperCase().padStart(4, "0")
+      }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
+    }
+  }
+  return null;
+}
+
+const CONTROL_NAMES: Record<number, string> = {
+  0x00: "NUL",
+  0x09: "tab",
+  0x0a: "newline",
+  0x0d: "carriage return",
+  0x1b: "escape",
+  0x7f: "DEL",
+};
+
+/**
+ * The `input text` commands that type `text` exactly. Android's input tool turns every "%s" into
+ * a space, so text is split between '%' and 's' and typed in pieces that never contain "%s".
+ */
+export function typeTextCommand(text: string): DeviceCommand {
+  const pieces = text.split(/(?<=%)(?=s)/);
+  return shell(pieces.map((piece) => `input text ${quoteForDeviceShell(piece)}`).join(" && "));
+}
+
+// ---------------------------------------------------------------------------------------------
+// phone_intent
+
+export interface IntentArgs {
+  action?: string | undefined;
+  data?: string | undefined;
+  component?: string | undefined;
+  package?: string | undefined;
+}
+
+/** Characters the phone's shell gives meaning to; refused in every intent argument. */
+const SHELL_META = /[\s;&|`$<>\\'"(){}\[\]*?!~#^]/u;
+/** In a URI, '&', '?', '#', '~' and '!' are ordinary (RFC 3986); quoting keeps them inert. */
+const URI_SHELL_META = /[\s;|`$<>\\'"(){}\[\]*^]/u;
+
+const JAVA_NAME = String.raw`[A-Za-z_][A-Za-z0-9_]*`;
+const ACTION_RE = new RegExp(`^${JAVA_NAME}(\\.${JAVA_NAME})*$`);
+const PACKAGE_RE = new RegExp(`^${JAVA_NAME}(\\.${JAVA_NAME})+$`);
+const COMPONENT_RE = new RegExp(
+  `^${JAVA_NAME}(\\.${JAVA_NAME})+/\\.?${JAVA_NAME}(\\.${JAVA_NAME})*$`,
+);
+const URI_RE = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+
+/**
+ * Refuses intent arguments at the door: shell metacharacters first (a typo'd action with ';' should
+ * fail loudly, not launch a strange intent), then each argument's own shape. Returns the reason,
+ * or null when the arguments may be quoted and sent.
+ */
+export function refuseIntentArgs(args: IntentArgs): string | null {
+  const given = Object.entries(args).filter(([, v]) => v !== undefined) as [string, string][];
+  if (given.length === 0) {
+    return "Nothing to start: give at least one of action, data, component or package";
+  }
+  for (const [name, value] of given) {
+    const meta = (name === "data" ? URI_SHELL_META : SHELL_META).exec(value);
+    if (meta) {
+      const shown = /\s/.test(meta[0]) ? "whitespace" : `"${meta[0]}"`;
+      return `Refused ${name}: it contains ${shown}, a shell metacharacter phone_intent does not pass${
+        name === "data" ? "; percent-encode it in the URI (e.g. a space as %20)" : ""
+      }`;
+    }
+  }
+  const checks: Array<[keyof IntentArgs, RegExp, string]> = [
+    ["action", ACTION_RE, "an intent action such as android.intent.action.VIEW"],
+    ["package", PACKAGE_RE, "a package name such as com.android.settings"],
+    [
+      "component",
+      COMPONENT_RE,
+      "a component such as com.android.settings/.Settings (package/activity)",
+    ],
+    ["data", URI_RE, "a URI with a scheme, such as https://example.com/path or tel:123"],
+  ];
+  for (const [name, re, shape] of checks) {
+    const value = args[name];
+    if (value !== undefined && !re.test(value)) {
+      return `Refused ${name} ${JSON.stringify(value)}: expected ${shape}`;
+    }
+  }
+  return null;
+}
+
+/**
+ * `am start` for an intent, each argument both whitelisted (refuseIntentArgs) and quoted. A package
+ * with nothing else launches the app's launcher activity, as a tap on its icon would.
+ */
+export function intentCommand(args: IntentArgs): DeviceCommand {
+  const { action, data, component, package: pkg } = args;
+  if (pkg !== undefined && action === undefined && data === undefined && component === undefined) {
+    return shell(
+      `monkey -p ${quoteForDeviceShell(pkg)} -c android.intent.category.LAUNCHER 1`,
+    );
+  }
+  const parts = ["am start"];
+  if (action !== undefined) parts.push(`-a ${quoteForDeviceShell(action)}`);
+  if (data !== undefined) parts.push(`-d ${quoteForDeviceShell(data)}`);
+  if (component !== undefined) parts.push(`-n ${quoteForDeviceShell(component)}`);
+  // A trailing bare name is am's way to restrict an intent to one package (Intent.parseCommandArgs).
+  if (pkg !== undefined) parts.push(quoteForDeviceShell(pkg));
+  return shell(parts.join(" "));
+}
+
+// ---------------------------------------------------------------------------------------------
+// output parsers
+
+/** Screen size from `wm size`; an override (e.g. `wm size 720x1600`) is what input uses. */
+export function parseWmSize(output: string): { width: number; height: number } | null {
+  const override = /Override size:\s*(\d+)x(\d+)/.exec(output);
+  const physical = /Physical size:\s*(\d+)x(\d+)/.exec(output);
+  const match = override ?? physical;
+  if (!match) return null;
+  const width = Number(match[1]);
+  const height = Number(match[2]);
+  return width > 0 && height > 0 ? { width, height } : null;
+}
+
+/**
+ * The failure line of `am start` / `monkey` output, or null when it started. The legacy shell
+ * protocol has no exit status, so failures are read from the text (e.g. "Error: Activity not
+ * started, unable to resolve Intent { … }").
+ */
+export function intentFailure(output: string): string | null {
+  const line = output.split(/\r?\n/).find((l) =>
+    /^(Error( type \d+)?:|\*\* No activities found|Exception|java\.lang\.)/.test(l.trim()) ||
+    /monkey aborted/i.test(l)
+  );
+  return line === undefined ? null : line.trim();
+}
+
+/** The failure text of an `input` command, which prints nothing when it works. */
+export function inputFailure(output: string): string | null {
+  const line = output.split(/\r?\n/).find((l) =>
+    /(Exception|^Error:|Usage: input|Unknown command|not found)/.test(l)
+  );
+  return line === undefined ? null : line.trim();
+}

@@ -1,0 +1,182 @@
+// Turns environment variables and command-line flags into one Config value.
+// Pure: the caller passes the env reader and argv, so tests need no permissions.
+
+import { parseArgs } from "node:util";
+
+export const VERSION = "0.1.0";
+
+/** The environment variables phone-eye reads; deno.json's permission set grants exactly these. */
+export const ENV_VARS = [
+  "ANDROID_SERIAL",
+  "PHONE_EYE_VISION_API_KEY",
+  "PHONE_EYE_VISION_BASE_URL",
+  "PHONE_EYE_VISION_MODEL",
+  "PHONE_EYE_VISION_URL",
+  "PHONE_EYE_VISION_TOOL",
+  "PHONE_EYE_SHOTS",
+  "PHONE_EYE_ADB_TIMEOUT_MS",
+  "PHONE_EYE_VISION_TIMEOUT_MS",
+] as const;
+
+export type EnvVar = typeof ENV_VARS[number];
+export type ReadEnv = (name: EnvVar) => string | undefined;
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_MODEL = "gpt-4o-mini";
+export const DEFAULT_VISION_TOOL = "describe_image";
+export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
+export const DEFAULT_VISION_TIMEOUT_MS = 60_000;
+
+export type VisionConfig =
+  | {
+    route: "direct";
+    baseUrl: string;
+    apiKey: string | undefined;
+    model: string;
+    timeoutMs: number;
+  }
+  | { route: "mcp"; url: string; tool: string; timeoutMs: number }
+  | { route: "none" };
+
+export interface Config {
+  /** The one phone this process drives; undefined = adb's default device. */
+  serial: string | undefined;
+  adbTimeoutMs: number;
+  vision: VisionConfig;
+  /** Folder where screenshots are kept; undefined = screenshots never touch disk. */
+  shotsDir: string | undefined;
+}
+
+export type Command = "serve" | "help" | "version" | "doctor";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export const USAGE =
+  `phone-eye ${VERSION}: an MCP server (stdio) that lets an AI agent see and drive an Android phone
+
+Usage: phone-eye [--serial SERIAL] [--doctor | --help | --version]
+
+  --serial SERIAL  the one phone to drive (as in "adb devices"; ip:port for Wi-Fi).
+                   Overrides ANDROID_SERIAL.
+  --doctor         check adb, the phone, the vision route and the permissions, then exit
+  --help           print this help
+  --version        print the version
+
+Environment:
+  ANDROID_SERIAL               the phone to drive (default: adb's only device)
+  PHONE_EYE_VISION_API_KEY     selects the direct OpenAI-compatible route; sent only as a Bearer token
+  PHONE_EYE_VISION_BASE_URL    OpenAI-compatible base URL (default ${DEFAULT_BASE_URL})
+  PHONE_EYE_VISION_MODEL       model for the direct route (default ${DEFAULT_MODEL})
+  PHONE_EYE_VISION_URL         MCP vision server (streamable HTTP), used when the direct route is not selected
+  PHONE_EYE_VISION_TOOL        tool to call on the MCP vision server (default ${DEFAULT_VISION_TOOL})
+  PHONE_EYE_SHOTS              folder to keep screenshots in (default: never written to disk)
+  PHONE_EYE_ADB_TIMEOUT_MS     per adb call (default ${DEFAULT_ADB_TIMEOUT_MS})
+  PHONE_EYE_VISION_TIMEOUT_MS  per vision call (default ${DEFAULT_VISION_TIMEOUT_MS})
+
+adb must be on PATH when phone-eye starts.`;
+
+/** Parses argv into the command to run, refusing unknown flags with the usage text. */
+export function parseCommandLine(argv: readonly string[]): { command: Command; serial?: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        serial: { type: "string" },
+        doctor: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    });
+  } catch (err) {
+    throw new ConfigError(`${(err as Error).message}\n\n${USAGE}`);
+  }
+  const { values } = parsed;
+  const command: Command = values.help
+    ? "help"
+    : values.version
+    ? "version"
+    : values.doctor
+    ? "doctor"
+    : "serve";
+  return values.serial === undefined ? { command } : { command, serial: values.serial };
+}
+
+/** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */
+export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
+  const serial = nonEmpty(serialFlag) ?? nonEmpty(readEnv("ANDROID_SERIAL"));
+  if (serial !== undefined && !/^[\w.:\[\]%-]+$/.test(serial)) {
+    throw new ConfigError(
+      `Invalid serial ${
+        JSON.stringify(serial)
+      }: use the serial "adb devices" prints, or ip:port for Wi-Fi`,
+    );
+  }
+  return {
+    serial,
+    adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
+    vision: loadVisionConfig(readEnv),
+    shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
+  };
+}
+
+function loadVisionConfig(readEnv: ReadEnv): VisionConfig {
+  const timeoutMs = readTimeout(readEnv, "PHONE_EYE_VISION_TIMEOUT_MS", DEFAULT_VISION_TIMEOUT_MS);
+  const apiKey = nonEmpty(readEnv("PHONE_EYE_VISION_API_KEY"));
+  const baseUrl = nonEmpty(readEnv("PHONE_EYE_VISION_BASE_URL"));
+  if (apiKey !== undefined || baseUrl !== undefined) {
+    return {
+      route: "direct",
+      baseUrl: checkHttpUrl(baseUrl ?? DEFAULT_BASE_URL, "PHONE_EYE_VISION_BASE_URL").replace(
+        /\/+$/,
+        "",
+      ),
+      apiKey,
+      model: nonEmpty(readEnv("PHONE_EYE_VISION_MODEL")) ?? DEFAULT_MODEL,
+      timeoutMs,
+    };
+  }
+  const url = nonEmpty(readEnv("PHONE_EYE_VISION_URL"));
+  if (url !== undefined) {
+    const tool = nonEmpty(readEnv("PHONE_EYE_VISION_TOOL")) ?? DEFAULT_VISION_TOOL;
+    return { route: "mcp", url: checkHttpUrl(url, "PHONE_EYE_VISION_URL"), tool, timeoutMs };
+  }
+  return { route: "none" };
+}
+
+function checkHttpUrl(value: string, name: EnvVar): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL: use e.g. http://127.0.0.1:8080/v1`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      `${name} must not carry credentials; put the key in PHONE_EYE_VISION_API_KEY`,
+    );
+  }
+  return value;
+}
+
+function readTimeout(readEnv: ReadEnv, name: EnvVar, fallback: number): number {
+  const raw = nonEmpty(readEnv(name));
+  if (raw === undefined) return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 600_000) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds from 100 to 600000`);
+  }
+  return ms;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

@@ -1,0 +1,59 @@
+// createServer(deps): the MCP server with phone-eye's tool list registered; no I/O of its own.
+// Maps every failure to a readable tool result (isError) so the agent never sees a stack trace.
+
+import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import { AdbError } from "./adb/errors.ts";
+import { VERSION } from "./config.ts";
+import { TOOLS } from "./tools/index.ts";
+import { errorResult, type ToolDeps, ToolInputError } from "./tools/tool.ts";
+
+export const INSTRUCTIONS =
+  `phone-eye drives one real Android phone. Work in a loop: look → act → look.
+1. phone_look (optionally with a question) to see the screen: [vision] is a vision model's reading, [ui-tree] lists elements with exact bounds in device pixels.
+2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. Before tapping a point the vision answer gives, snap it to the nearest [ui-tree] bounds and tap that element's center: vision coordinates drift, tree bounds are exact.
+3. Look again to confirm the action did what you meant before the next step.
+All coordinates are device pixels. If a tool says it reconnected, look first, then repeat the action only if it did not happen.`;
+
+export interface ServerDeps extends ToolDeps {
+  /** Where unexpected failures are reported (stderr in production); never the tool result. */
+  logError: (message: string) => void;
+}
+
+/** Turns any failure into a tool result the agent can read; unexpected ones are logged. */
+export function failureResult(tool: string, error: unknown, deps: ServerDeps): CallToolResult {
+  if (error instanceof AdbError || error instanceof ToolInputError) {
+    return errorResult(error.message);
+  }
+  if (error instanceof Error && "code" in error && error.name === "VisionError") {
+    return errorResult(error.message);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  deps.logError(`${tool} failed unexpectedly: ${message}`);
+  return errorResult(`${tool} failed unexpectedly: ${message}`);
+}
+
+export function createServer(deps: ServerDeps): McpServer {
+  const server = new McpServer(
+    { name: "phone-eye", version: VERSION },
+    { instructions: INSTRUCTIONS },
+  );
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      async (args: unknown) => {
+        try {
+          return await tool.handler(deps, args as never);
+        } catch (error) {
+          return failureResult(tool.name, error, deps);
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,17 @@
+// The tool list: the only verbs phone-eye exposes, in the order tools/list shows them.
+// The README's tool table is generated from this list (scripts/readme_tools.ts).
+
+import { phoneIntent } from "./phone_intent.ts";
+import { phoneKey } from "./phone_key.ts";
+import { phoneSwipe } from "./phone_swipe.ts";
+import { phoneTap } from "./phone_tap.ts";
+import { phoneType } from "./phone_type.ts";
+import type { ToolDef } from "./tool.ts";
+
+export const TOOLS: readonly ToolDef[] = [
+  phoneTap,
+  phoneSwipe,
+  phoneType,
+  phoneKey,
+  phoneIntent,
+] as unknown as readonly ToolDef[];

@@ -1,0 +1,32 @@
+// phone_key: presses one key by name (a whitelist) or by numeric Android keycode.
+// Unknown names are refused with the list of names, so a typo never becomes a keycode.
+
+import { z } from "zod";
+import { inputFailure, keyeventCommand } from "../adb/commands.ts";
+import { AdbError } from "../adb/errors.ts";
+import { NAMED_KEYS, resolveKey } from "../keys.ts";
+import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+
+export const phoneKey = defineTool({
+  name: "phone_key",
+  title: "Press a key",
+  description: `Press one key. Names: ${
+    Object.keys(NAMED_KEYS).join(", ")
+  }. Or a numeric Android keycode (e.g. "66" for enter). "wake" turns the screen on; "back" and "home" navigate.`,
+  inputSchema: z.object({
+    key: z.string().min(1).max(40).describe(
+      'a key name such as "home", "back", "enter", or a keycode',
+    ),
+  }),
+  annotations: ACTS_ON_PHONE,
+  async handler({ device }, { key }) {
+    const resolved = resolveKey(key);
+    if ("error" in resolved) throw new ToolInputError(resolved.error);
+    const out = await device.run(keyeventCommand(resolved.code), { action: "press a key" });
+    const failure = inputFailure(out.text);
+    if (failure) {
+      throw new AdbError("COMMAND_FAILED", `Cannot press a key: the phone said: ${failure}`);
+    }
+    return textResult(`Pressed ${key.trim()} (keycode ${resolved.code}).`);
+  },
+});

@@ -1,0 +1,32 @@
+// phone_swipe: a straight swipe between two device-pixel points over a duration.
+// Both ends are checked against the screen before anything reaches the phone.
+
+import { z } from "zod";
+import { inputFailure, swipeCommand } from "../adb/commands.ts";
+import { AdbError } from "../adb/errors.ts";
+import { checkOnScreen, coordinate } from "./coordinates.ts";
+import { ACTS_ON_PHONE, defineTool, textResult } from "./tool.ts";
+
+export const phoneSwipe = defineTool({
+  name: "phone_swipe",
+  title: "Swipe on the screen",
+  description:
+    "Swipe from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging.",
+  inputSchema: z.object({
+    x1: coordinate("start x"),
+    y1: coordinate("start y"),
+    x2: coordinate("end x"),
+    y2: coordinate("end y"),
+    duration_ms: z.number().int().min(1).max(10_000).default(300).describe(
+      "how long the swipe takes, in milliseconds",
+    ),
+  }),
+  annotations: ACTS_ON_PHONE,
+  async handler({ device }, { x1, y1, x2, y2, duration_ms }) {
+    await checkOnScreen(device, "swipe", [["the start", x1, y1], ["the end", x2, y2]]);
+    const out = await device.run(swipeCommand(x1, y1, x2, y2, duration_ms), { action: "swipe" });
+    const failure = inputFailure(out.text);
+    if (failure) throw new AdbError("COMMAND_FAILED", `Cannot swipe: the phone said: ${failure}`);
+    return textResult(`Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`);
+  },
+});

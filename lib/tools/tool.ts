@@ -1,0 +1,53 @@
+// What a tool is (name, schema, annotations, handler) and how its failures become tool results.
+// Every verb file in lib/tools/ exports one ToolDef; server.ts registers the list.
+
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
+import type { z } from "zod";
+import type { Device } from "../adb/device.ts";
+
+/** What the verbs need from the world, passed in so tests can hand over fakes as data. */
+export interface ToolDeps {
+  device: Device;
+}
+
+export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Schema;
+  annotations: ToolAnnotations;
+  handler: (deps: ToolDeps, args: z.infer<Schema>) => Promise<CallToolResult>;
+}
+
+/** A refusal of the arguments themselves (not a device failure): shown to the agent as-is. */
+export class ToolInputError extends Error {
+  override name = "ToolInputError";
+}
+
+/** Defines a tool, keeping the schema's type tied to its handler's arguments. */
+export function defineTool<Schema extends z.ZodObject>(def: ToolDef<Schema>): ToolDef<Schema> {
+  return def;
+}
+
+export function textResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }] };
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** Annotations for verbs that act on the phone: a tap can confirm a payment, so no soft claims. */
+export const ACTS_ON_PHONE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** Annotations for verbs that only look. */
+export const LOOKS_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  idempotentHint: true,
+  openWorldHint: true,
+};
