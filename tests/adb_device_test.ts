@@ -1,0 +1,306 @@
+import assert from "node:assert/strict";
+import { tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
+import { createDevice } from "../lib/adb/device.ts";
+import { AdbError, classifyAdbFailure, isNetworkSerial } from "../lib/adb/errors.ts";
+import type { AdbOutcome, RunAdb } from "../lib/adb/runner.ts";
+
+const enc = new TextEncoder();
+const exited = (code: number, stdout = "", stderr = ""): AdbOutcome => ({
+  kind: "exited",
+  code,
+  stdout: enc.encode(stdout),
+  stderr,
+});
+
+/** A fake runner: answers each call from the first rule whose pattern matches the joined argv. */
+function fakeAdb(rules: Array<[RegExp, AdbOutcome | AdbOutcome[]]>) {
+  const calls: string[] = [];
+  const run: RunAdb = (args) => {
+    const line = args.join(" ");
+    calls.push(line);
+    for (const [pattern, answer] of rules) {
+      if (!pattern.test(line)) continue;
+      const next = Array.isArray(answer)
+        ? (answer.length > 1 ? answer.shift()! : answer[0]!)
+        : answer;
+      return Promise.resolve(next);
+    }
+    return Promise.resolve(exited(0));
+  };
+  return { run, calls };
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp) {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof AdbError, String(error));
+    assert.equal(error.code, code, error.message);
+    if (message) assert.match(error.message, message);
+    return true;
+  });
+}
+
+const ctx = { action: "tap", serial: "192.0.2.9:5555", command: "shell input tap 1 2" };
+
+Deno.test({
+  name: "classifyAdbFailure checks spawn failure, timeout, adb's texts, then the exit code",
+  permissions: "none",
+  fn() {
+    const table: Array<[AdbOutcome, string | null, RegExp?]> = [
+      [
+        { kind: "spawn-failed", error: new Deno.errors.NotFound("x") },
+        "ADB_NOT_FOUND",
+        /apt-get install adb/,
+      ],
+      [
+        { kind: "spawn-failed", error: new Deno.errors.NotCapable("x") },
+        "ADB_NOT_PERMITTED",
+        /on PATH/,
+      ],
+      [
+        { kind: "timeout", timeoutMs: 20, stdout: new Uint8Array(), stderr: "" },
+        "TIMEOUT",
+        /input tap 1 2.*20 ms.*PHONE_EYE_ADB_TIMEOUT_MS/,
+      ],
+      [
+        exited(1, "", "error: more than one device/emulator\n"),
+        "MULTIPLE_DEVICES",
+        /ANDROID_SERIAL.*--serial/,
+      ],
+      [
+        exited(
+          1,
+          "",
+          "error: device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n",
+        ),
+        "UNAUTHORIZED",
+        /Allow USB debugging/,
+      ],
+      [
+        exited(1, "", "error: device '192.0.2.9:5555' not found\n"),
+        "NO_DEVICE",
+        /adb connect 192\.0\.2\.9:5555/,
+      ],
+      [
+        exited(1, "", "error: no devices/emulators found\n"),
+        "NO_DEVICE",
+        /no Android device reachable/,
+      ],
+      [exited(1, "", "error: device offline\n"), "NO_DEVICE"],
+      [
+        exited(1, "", "error: closed\n"),
+        "TRANSPORT",
+        /link to the phone at 192\.0\.2\.9:5555 broke/,
+      ],
+      [
+        exited(255, "", "/system/bin/sh: input: not found\n"),
+        "COMMAND_FAILED",
+        /exit code 255: .*input: not found/,
+      ],
+      [exited(0, "Starting: Intent"), null],
+      // A device-side program may print "offline" itself; only adb's own error lines count.
+      [exited(0, "wifi offline\n", ""), null],
+    ];
+    for (const [outcome, code, message] of table) {
+      const error = classifyAdbFailure(outcome, ctx, "linux");
+      assert.equal(error?.code ?? null, code, JSON.stringify(outcome));
+      if (message) assert.match(error!.message, message);
+    }
+  },
+});
+
+Deno.test({
+  name: "the install hint names each OS's way to get platform-tools",
+  permissions: "none",
+  fn() {
+    const notFound: AdbOutcome = { kind: "spawn-failed", error: new Deno.errors.NotFound("x") };
+    assert.match(
+      classifyAdbFailure(notFound, ctx, "darwin")!.message,
+      /brew install android-platform-tools/,
+    );
+    assert.match(
+      classifyAdbFailure(notFound, ctx, "windows")!.message,
+      /winget install Google\.PlatformTools/,
+    );
+  },
+});
+
+Deno.test({
+  name: "only ip:port serials count as Wi-Fi devices that adb connect can revive",
+  permissions: "none",
+  fn() {
+    for (const s of ["192.168.1.20:5555", "127.0.0.1:40123", "phone.lan:5555", "[fe80::1]:5555"]) {
+      assert.equal(isNetworkSerial(s), true, s);
+    }
+    for (const s of [undefined, "emulator-5554", "R58M123ABC", "adb-XYZ._adb-tls-connect._tcp"]) {
+      assert.equal(isNetworkSerial(s), false, String(s));
+    }
+  },
+});
+
+Deno.test({
+  name: "a dropped Wi-Fi link is revived once and a read-only command is replayed",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/exec-out uiautomator/, [
+        exited(1, "", "error: device offline\n"),
+        exited(0, "<hierarchy/>"),
+      ]],
+      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+      action: "read the UI tree",
+    });
+    assert.equal(out.text, "<hierarchy/>");
+    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
+      "-s 192.0.2.9:5555 exec-out",
+      "disconnect 192.0.2.9:5555",
+      "connect 192.0.2.9:5555",
+      "-s 192.0.2.9:5555 exec-out",
+    ]);
+  },
+});
+
+Deno.test({
+  name: "a tap cut by a dropped link is not replayed: the agent is told to look and call again",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/input tap/, exited(1, "", "error: closed\n")],
+      [/^connect /, exited(0, "already connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(tapCommand(5, 6), { action: "tap" }),
+      "RECONNECTED",
+      /did not repeat.*call the tool again/,
+    );
+    assert.equal(adb.calls.filter((c) => c.includes("input tap")).length, 1);
+  },
+});
+
+Deno.test({
+  name: "a failed adb connect (which exits 0) is reported as no device reachable with the hint",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/input tap/, exited(1, "", "error: device '127.0.0.1:9' not found\n")],
+      [/^connect /, exited(0, "failed to connect to '127.0.0.1:9': Connection refused\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "127.0.0.1:9", timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(tapCommand(5, 6), { action: "tap" }),
+      "NO_DEVICE",
+      /no Android device reachable at 127\.0\.0\.1:9 \(failed to connect.*Connection refused\).*adb connect 127\.0\.0\.1:9/,
+    );
+  },
+});
+
+Deno.test({
+  name: "a replayed read that fails again is reported, not retried forever",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/exec-out/, exited(1, "", "error: device offline\n")],
+      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    await rejectsWith(
+      device.run({ service: "exec-out", shell: "screencap -p" }, { action: "take a screenshot" }),
+      "NO_DEVICE",
+    );
+    assert.equal(adb.calls.filter((c) => c.includes("connect 192")).length, 2); // disconnect + connect, once
+  },
+});
+
+Deno.test({
+  name: "a USB device that is gone is not reconnected: the message says how to attach one",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([[/input/, exited(1, "", "error: no devices/emulators found\n")]]);
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(tapCommand(1, 1), { action: "tap" }),
+      "NO_DEVICE",
+      /USB debugging.*adb connect <phone-ip>:5555/,
+    );
+    assert.equal(adb.calls.length, 1);
+  },
+});
+
+Deno.test({
+  name: "more than one device names the attached serials",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/input/, exited(1, "", "error: more than one device/emulator\n")],
+      [
+        /^devices$/,
+        exited(0, "List of devices attached\nemulator-5554\tdevice\n192.168.1.7:5555\toffline\n\n"),
+      ],
+    ]);
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(tapCommand(1, 1), { action: "tap" }),
+      "MULTIPLE_DEVICES",
+      /ANDROID_SERIAL.*Attached: emulator-5554 \(device\), 192\.168\.1\.7:5555 \(offline\)/,
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "a truncated answer counts as a transport failure, so a screenshot is replayed after reconnect",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/screencap/, [exited(0, "PNG-half"), exited(0, "PNG-whole-IEND")]],
+      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    const out = await device.run({ service: "exec-out", shell: "screencap -p" }, {
+      action: "take a screenshot",
+      complete: (bytes) => new TextDecoder().decode(bytes).endsWith("IEND"),
+    });
+    assert.equal(out.text, "PNG-whole-IEND");
+  },
+});
+
+Deno.test({
+  name: "concurrent calls that find the link dropped share one reconnect",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/exec-out (screencap|uiautomator)/, [
+        exited(1, "", "error: device offline\n"),
+        exited(1, "", "error: device offline\n"),
+        exited(0, "ok"),
+      ]],
+      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    await Promise.all([
+      device.run({ service: "exec-out", shell: "screencap -p" }, { action: "take a screenshot" }),
+      device.run({ service: "exec-out", shell: "uiautomator dump /x" }, {
+        action: "read the UI tree",
+      }),
+    ]);
+    assert.equal(adb.calls.filter((c) => c.startsWith("connect ")).length, 1);
+  },
+});
+
+Deno.test({
+  name: "the screen size is read once per server and an override wins",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([[
+      /wm size/,
+      exited(0, "Physical size: 1080x2400\nOverride size: 720x1600\n"),
+    ]]);
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    assert.deepEqual(await device.screenSize("tap"), { width: 720, height: 1600 });
+    assert.deepEqual(await device.screenSize("tap"), { width: 720, height: 1600 });
+    assert.equal(adb.calls.length, 1);
+  },
+});

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { ConfigError, type EnvVar, loadConfig, parseCommandLine } from "../lib/config.ts";
+import { NAMED_KEYS, resolveKey } from "../lib/keys.ts";
+
+const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
+
+Deno.test({
+  name: "the direct route is selected by a key or a base URL, else the MCP route, else none",
+  permissions: "none",
+  fn() {
+    assert.deepEqual(loadConfig(env({ PHONE_EYE_VISION_API_KEY: "sk-x" })).vision, {
+      route: "direct",
+      baseUrl: "https://api.openai.com/v1",
+      apiKey: "sk-x",
+      model: "gpt-4o-mini",
+      timeoutMs: 60_000,
+    });
+    const keyless = loadConfig(env({ PHONE_EYE_VISION_BASE_URL: "http://127.0.0.1:8080/v1/" }));
+    assert.equal(keyless.vision.route, "direct");
+    assert.equal(
+      keyless.vision.route === "direct" && keyless.vision.baseUrl,
+      "http://127.0.0.1:8080/v1",
+    );
+    assert.deepEqual(loadConfig(env({ PHONE_EYE_VISION_URL: "http://10.0.0.5:9000/mcp" })).vision, {
+      route: "mcp",
+      url: "http://10.0.0.5:9000/mcp",
+      tool: "describe_image",
+      timeoutMs: 60_000,
+    });
+    assert.deepEqual(loadConfig(env({})).vision, { route: "none" });
+  },
+});
+
+Deno.test({
+  name: "--serial wins over ANDROID_SERIAL and a serial with shell characters is refused",
+  permissions: "none",
+  fn() {
+    assert.equal(
+      loadConfig(env({ ANDROID_SERIAL: "emulator-5554" }), "10.0.0.2:5555").serial,
+      "10.0.0.2:5555",
+    );
+    assert.equal(loadConfig(env({ ANDROID_SERIAL: "  " })).serial, undefined);
+    assert.throws(() => loadConfig(env({ ANDROID_SERIAL: "x;reboot" })), ConfigError);
+  },
+});
+
+Deno.test({
+  name: "bad settings are refused with the variable named, and a key never appears in the message",
+  permissions: "none",
+  fn() {
+    const cases: Array<[Partial<Record<EnvVar, string>>, RegExp]> = [
+      [{ PHONE_EYE_ADB_TIMEOUT_MS: "soon" }, /PHONE_EYE_ADB_TIMEOUT_MS must be a whole number/],
+      [{ PHONE_EYE_VISION_TIMEOUT_MS: "5" }, /PHONE_EYE_VISION_TIMEOUT_MS/],
+      [{ PHONE_EYE_VISION_BASE_URL: "not a url" }, /PHONE_EYE_VISION_BASE_URL is not a URL/],
+      [{ PHONE_EYE_VISION_URL: "file:///etc/passwd" }, /must be an http/],
+      [{
+        PHONE_EYE_VISION_API_KEY: "sk-SECRET",
+        PHONE_EYE_VISION_BASE_URL: "https://u:sk-SECRET@h/v1",
+      }, /must not carry credentials/],
+    ];
+    for (const [vars, message] of cases) {
+      assert.throws(() => loadConfig(env(vars)), (error: Error) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, message);
+        assert.doesNotMatch(error.message, /SECRET/);
+        return true;
+      });
+    }
+  },
+});
+
+Deno.test({
+  name: "the command line knows --help, --version, --doctor, --serial and refuses anything else",
+  permissions: "none",
+  fn() {
+    assert.deepEqual(parseCommandLine([]), { command: "serve" });
+    assert.deepEqual(parseCommandLine(["--serial", "a:1", "--doctor"]), {
+      command: "doctor",
+      serial: "a:1",
+    });
+    assert.deepEqual(parseCommandLine(["--help"]), { command: "help" });
+    assert.deepEqual(parseCommandLine(["--version"]), { command: "version" });
+    assert.throws(
+      () => parseCommandLine(["--shell", "rm"]),
+      /Unknown option '--shell'[\s\S]*Usage: phone-eye/,
+    );
+    assert.throws(() => parseCommandLine(["extra"]), /Usage: phone-eye/);
+  },
+});
+
+Deno.test({
+  name: "phone_key resolves names, aliases and keycodes, and refuses unknown names with the list",
+  permissions: "none",
+  fn() {
+    const table: Array<[string, number]> = [
+      ["home", 3],
+      ["BACK", 4],
+      ["KEYCODE_ENTER", 66],
+      ["volume up", 24],
+      ["volume-down", 25],
+      ["backspace", 67],
+      ["recents", 187],
+      ["wake", 224],
+      ["dpad_up", 19],
+      ["66", 66],
+    ];
+    for (const [key, code] of table) assert.deepEqual(resolveKey(key), { code }, key);
+    const unknown = resolveKey("teleport");
+    assert.ok("error" in unknown);
+    for (const name of Object.keys(NAMED_KEYS)) assert.ok(unknown.error.includes(name));
+    assert.ok("error" in resolveKey("0"));
+    assert.ok("error" in resolveKey("401"));
+    assert.ok("error" in resolveKey("3; reboot"));
+  },
+});

@@ -1,0 +1,35 @@
+// Connects the SDK's real Client to createServer(deps) over the SDK's in-memory transport pair:
+// tier-2 tests exercise schemas, annotations and isError mapping without a process or a phone.
+
+import { Client } from "@modelcontextprotocol/client";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { createServer, type ServerDeps } from "../../lib/server.ts";
+
+export interface InProcess {
+  client: Client;
+  logged: string[];
+  close(): Promise<void>;
+}
+
+export async function connectInProcess(deps: Omit<ServerDeps, "logError">): Promise<InProcess> {
+  const logged: string[] = [];
+  const server = createServer({ ...deps, logError: (m) => logged.push(m) });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "test", version: "0" });
+  await client.connect(clientSide);
+  return {
+    client,
+    logged,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** The text of a tool result's first text part. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+}

@@ -1,0 +1,175 @@
+import assert from "node:assert/strict";
+import type { DeviceCommand } from "../lib/adb/commands.ts";
+import { createDevice } from "../lib/adb/device.ts";
+import type { AdbOutcome, RunAdb } from "../lib/adb/runner.ts";
+import { INSTRUCTIONS } from "../lib/server.ts";
+import { connectInProcess, textOf } from "./helpers/in_process.ts";
+
+const enc = new TextEncoder();
+
+/** A phone made of data: answers `wm size`, records every device command, fails on demand. */
+function fakePhone(answer?: (command: string) => AdbOutcome | undefined) {
+  const sent: string[] = [];
+  const run: RunAdb = (args) => {
+    const command = args.at(-1) ?? "";
+    sent.push(command);
+    const custom = answer?.(command);
+    if (custom) return Promise.resolve(custom);
+    const stdout = command === "wm size" ? "Physical size: 1080x2400\n" : "";
+    return Promise.resolve({ kind: "exited", code: 0, stdout: enc.encode(stdout), stderr: "" });
+  };
+  return { device: createDevice({ run, serial: "127.0.0.1:5555", timeoutMs: 1000 }), sent };
+}
+
+Deno.test({
+  name:
+    "tools/list shows exactly the spec's hand verbs, each with a description, bounds and annotations",
+  permissions: "none",
+  async fn() {
+    const { device } = fakePhone();
+    const mcp = await connectInProcess({ device });
+    try {
+      const { tools } = await mcp.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), [
+        "phone_tap",
+        "phone_swipe",
+        "phone_type",
+        "phone_key",
+        "phone_intent",
+      ]);
+      for (const tool of tools) {
+        assert.ok(
+          (tool.description ?? "").length > 60,
+          `${tool.name} needs a description an agent can act on`,
+        );
+        assert.equal(tool.annotations?.readOnlyHint, false, tool.name);
+        assert.equal(tool.annotations?.destructiveHint, true, tool.name);
+      }
+      const tap = tools.find((t) => t.name === "phone_tap")!;
+      const x = (tap.inputSchema.properties as Record<string, Record<string, unknown>>).x!;
+      assert.deepEqual([x.type, x.minimum, x.maximum], ["integer", 0, 20000]);
+      assert.equal(mcp.client.getInstructions(), INSTRUCTIONS);
+      assert.match(INSTRUCTIONS, /look → act → look/);
+      assert.match(INSTRUCTIONS, /snap it to the nearest \[ui-tree\] bounds/);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "each hand verb sends the command the spec names",
+  permissions: "none",
+  async fn() {
+    const { device, sent } = fakePhone();
+    const mcp = await connectInProcess({ device });
+    try {
+      const call = (name: string, args: Record<string, unknown>) =>
+        mcp.client.callTool({ name, arguments: args });
+      assert.equal(textOf(await call("phone_tap", { x: 540, y: 1200 })), "Tapped (540, 1200).");
+      await call("phone_tap", { x: 540, y: 1200, hold_ms: 800 });
+      await call("phone_swipe", { x1: 540, y1: 2000, x2: 540, y2: 600 });
+      await call("phone_type", { text: "it's 5 o'clock" });
+      await call("phone_key", { key: "Volume Up" });
+      await call("phone_key", { key: "66" });
+      await call("phone_intent", { package: "com.android.settings" });
+      assert.deepEqual(sent, [
+        "wm size",
+        "input tap 540 1200",
+        "input swipe 540 1200 540 1200 800",
+        "input swipe 540 2000 540 600 300",
+        "input text 'it'\\''s 5 o'\\''clock'",
+        "input keyevent 24",
+        "input keyevent 66",
+        "monkey -p 'com.android.settings' -c android.intent.category.LAUNCHER 1",
+      ]);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "bad arguments come back as readable tool errors and nothing reaches the phone",
+  permissions: "none",
+  async fn() {
+    const { device, sent } = fakePhone();
+    const mcp = await connectInProcess({ device });
+    try {
+      const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+        ["phone_tap", { x: -1, y: 5 }, /x/],
+        ["phone_tap", { x: 1.5, y: 5 }, /x/],
+        ["phone_tap", { x: 5000, y: 5 }, /off the screen, which is 1080×2400/],
+        ["phone_swipe", { x1: 0, y1: 0, x2: 0, y2: 9000 }, /the end \(0, 9000\) is off the screen/],
+        ["phone_type", { text: "line1\nline2" }, /newline.*phone_key "enter"/],
+        ["phone_type", { text: "naïve" }, /printable ASCII/],
+        ["phone_key", { key: "hoem" }, /Unknown key "hoem": use one of home, back/],
+        ["phone_key", { key: "9999" }, /Unknown keycode 9999/],
+        ["phone_intent", {}, /at least one of action, data, component or package/],
+        ["phone_intent", { package: "com.x;reboot" }, /Refused package: it contains ";"/],
+      ];
+      for (const [name, args, message] of cases) {
+        const result = await mcp.client.callTool({ name, arguments: args });
+        assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}`);
+        assert.match(textOf(result), message);
+        assert.doesNotMatch(textOf(result), /\n\s+at /, "a stack trace leaked");
+      }
+      assert.deepEqual(sent.filter((c) => c !== "wm size"), []);
+      assert.equal(mcp.logged.length, 0);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "device failures become isError results and the server keeps serving",
+  permissions: "none",
+  async fn() {
+    let fail = true;
+    const { device } = fakePhone((command) =>
+      fail && command.startsWith("am start")
+        ? {
+          kind: "exited",
+          code: 0,
+          stdout: enc.encode(
+            "Starting: Intent { act=x.y }\nError: Activity not started, unable to resolve Intent { act=x.y flg=0x10000000 }\n",
+          ),
+          stderr: "",
+        }
+        : undefined
+    );
+    const mcp = await connectInProcess({ device });
+    try {
+      const failed = await mcp.client.callTool({
+        name: "phone_intent",
+        arguments: { action: "x.y" },
+      });
+      assert.equal(failed.isError, true);
+      assert.match(textOf(failed), /Cannot start the intent: .*unable to resolve Intent/);
+      fail = false;
+      const ok = await mcp.client.callTool({ name: "phone_intent", arguments: { action: "x.y" } });
+      assert.equal(ok.isError, undefined);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "an unexpected exception is logged to stderr's channel and returned without a stack",
+  permissions: "none",
+  async fn() {
+    const { device } = fakePhone();
+    const broken = { ...device, run: (_c: DeviceCommand) => Promise.reject(new TypeError("boom")) };
+    const mcp = await connectInProcess({ device: broken });
+    try {
+      const result = await mcp.client.callTool({ name: "phone_key", arguments: { key: "home" } });
+      assert.equal(result.isError, true);
+      assert.equal(textOf(result), "phone_key failed unexpectedly: boom");
+      assert.deepEqual(mcp.logged, ["phone_key failed unexpectedly: boom"]);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
