@@ -48,20 +48,41 @@ export function renderToolTable(tools: readonly ToolDef[] = TOOLS): string {
   ].join("\n");
 }
 
-/** Replaces the table between the markers; throws if the markers are missing. */
-export function updateReadme(readme: string, table: string = renderToolTable()): string {
+function tableSpan(readme: string): [number, number] {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start < 0 || end < start) throw new Error("README.md lacks the tool table markers");
-  return readme.slice(0, start) + table + readme.slice(end + END.length);
+  return [start, end + END.length];
+}
+
+/** Replaces the table between the markers; throws if the markers are missing. */
+export function updateReadme(readme: string, table: string = renderToolTable()): string {
+  const [start, end] = tableSpan(readme);
+  return readme.slice(0, start) + table + readme.slice(end);
+}
+
+/**
+ * The README's table with deno fmt's cell padding undone, so the comparison with a fresh
+ * rendering sees content only.
+ */
+export function readmeTable(readme: string): string {
+  const [start, end] = tableSpan(readme);
+  return normalizeTable(readme.slice(start, end));
+}
+
+export function normalizeTable(table: string): string {
+  return table.split("\n").filter((line) => line.trim() !== "").map((line) =>
+    line.startsWith("|")
+      ? line.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/^-+$/, "---")).join(" | ").trim()
+      : line.trim()
+  ).join("\n");
 }
 
 if (import.meta.main) {
   const path = new URL("../README.md", import.meta.url);
   const readme = await Deno.readTextFile(path);
-  const updated = updateReadme(readme);
-  if (Deno.args.includes("--write")) await Deno.writeTextFile(path, updated);
-  else if (updated !== readme) {
+  if (Deno.args.includes("--write")) await Deno.writeTextFile(path, updateReadme(readme));
+  else if (readmeTable(readme) !== normalizeTable(renderToolTable())) {
     // deno-lint-ignore no-console
     console.error("README.md's tool table is stale: run `deno task readme`");
     Deno.exit(1);

@@ -1,0 +1,150 @@
+// `deno task compile`: builds a phone-eye binary with deno.json's compile permission set baked in,
+// optionally narrowed to one vision host and widened by one screenshot folder for audited builds.
+// deno-lint-ignore-file no-console -- a CLI script: the terminal is its only output
+
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import {
+  checkProductionSet,
+  compilePermissionSetName,
+  describePermissions,
+  permissionFlags,
+  type PermissionSet,
+  readPermissionSet,
+  withShotsDir,
+  withVisionHosts,
+} from "../lib/permissions.ts";
+
+const USAGE =
+  `Usage: deno task compile [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR] [--print]
+
+  --target TRIPLE     Deno compile target, e.g. x86_64-unknown-linux-gnu (default: this machine)
+  --output PATH       binary to write, relative to the project root
+                      (default: dist/phone-eye[-TRIPLE][.exe])
+  --vision-host HOST  audited build: bake exactly this one network host instead of the allowlist
+  --shots-dir DIR     bake read/write access to exactly this absolute folder (for PHONE_EYE_SHOTS)
+  --print             print the deno compile command and exit without compiling
+
+The permissions come from the set deno.json "compile.permissions" names.`;
+
+export interface CompileOptions {
+  target?: string;
+  output?: string;
+  visionHost?: string;
+  shotsDir?: string;
+}
+
+export interface CompilePlan {
+  /** Arguments after the deno executable. */
+  args: string[];
+  permissions: PermissionSet;
+}
+
+/**
+ * The deno compile arguments for `options`, with the permission flags taken from the set that
+ * deno.json "compile.permissions" names. Throws when that set, after the options are applied,
+ * is not a production set.
+ */
+export function planCompile(
+  denoJson: unknown,
+  options: CompileOptions,
+  hostOs: string,
+): CompilePlan {
+  let permissions = readPermissionSet(denoJson, compilePermissionSetName(denoJson));
+  if (options.visionHost !== undefined) {
+    permissions = withVisionHosts(permissions, [options.visionHost]);
+  }
+  if (options.shotsDir !== undefined) permissions = withShotsDir(permissions, options.shotsDir);
+  const problems = checkProductionSet(permissions);
+  if (problems.length > 0) {
+    throw new Error(
+      `Refusing to compile: the permission set is not fit for a release binary:\n  ${
+        problems.join("\n  ")
+      }`,
+    );
+  }
+  const windows = options.target !== undefined
+    ? options.target.includes("windows")
+    : hostOs === "windows";
+  const output = options.output ??
+    `dist/phone-eye${options.target === undefined ? "" : `-${options.target}`}${
+      windows ? ".exe" : ""
+    }`;
+  const args = [
+    "compile",
+    "--no-prompt",
+    ...permissionFlags(permissions),
+    ...(options.target === undefined ? [] : ["--target", options.target]),
+    "--output",
+    output,
+    "main.ts",
+  ];
+  return { args, permissions };
+}
+
+/** Renders argv for a POSIX shell, quoting only what needs it, so the printed line can be pasted. */
+export function shellLine(argv: readonly string[]): string {
+  return argv
+    .map((arg) => /^[\w.,:=\/@%+-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`)
+    .join(" ");
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        target: { type: "string" },
+        output: { type: "string" },
+        "vision-host": { type: "string" },
+        "shots-dir": { type: "string" },
+        print: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const options: CompileOptions = {};
+  if (values.target !== undefined) options.target = values.target;
+  if (values.output !== undefined) options.output = values.output;
+  if (values["vision-host"] !== undefined) options.visionHost = values["vision-host"];
+  if (values["shots-dir"] !== undefined) options.shotsDir = values["shots-dir"];
+
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  let plan: CompilePlan;
+  try {
+    const denoJson: unknown = JSON.parse(
+      await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+    );
+    plan = planCompile(denoJson, options, Deno.build.os);
+  } catch (err) {
+    console.error((err as Error).message);
+    return 1;
+  }
+  console.log(shellLine(["deno", ...plan.args]));
+  if (values.print) return 0;
+  console.log(
+    `\nPermissions baked into the binary:\n  ${
+      describePermissions(plan.permissions).join("\n  ")
+    }\n`,
+  );
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: plan.args,
+    cwd: root,
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  return code;
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
