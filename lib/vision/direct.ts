@@ -1,0 +1,209 @@
+// The direct vision route: one POST to an OpenAI-compatible /chat/completions with fetch.
+// Owns the request shape, the deadline, and turning every failure into a VisionError without the key.
+
+import {
+  type Deadline,
+  type DirectVisionConfig,
+  endpointOf,
+  excerpt,
+  imageDataUrl,
+  networkFailure,
+  scrubSecrets,
+  startDeadline,
+  type Vision,
+  VisionError,
+  type VisionImage,
+} from "./vision.ts";
+
+const MAX_TOKENS = 1024;
+
+export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof fetch): Vision {
+  const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const endpoint = endpointOf(config.baseUrl);
+  async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
+    const deadline = startDeadline(config.timeoutMs, signal);
+    try {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (config.apiKey !== undefined) headers.authorization = `Bearer ${config.apiKey}`;
+      const body = JSON.stringify({
+        model: config.model,
+        messages: [{
+          role: "user",
+          content: [
+            { type: "text", text: prompt },
+            { type: "image_url", image_url: { url: imageDataUrl(image) } },
+          ],
+        }],
+        max_tokens: MAX_TOKENS,
+        temperature: 0,
+      });
+      let response: Response;
+      let text: string;
+      try {
+        // A redirect could carry the Authorization header to another host: never follow one.
+        response = await fetchFn(url, {
+          method: "POST",
+          headers,
+          body,
+          signal: deadline.signal,
+          redirect: "manual",
+        });
+        text = await response.text();
+      } catch (err) {
+        throw failure(err, deadline);
+      }
+      if (!response.ok) throw httpFailure(response, text);
+      return parseAnswer(text);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  function failure(err: unknown, deadline: Deadline): VisionError {
+    const why = deadline.reason();
+    if (why === "timeout") {
+      return new VisionError(
+        "TIMEOUT",
+        `Vision model ${config.model} at ${endpoint} gave no answer within ${config.timeoutMs} ms; ` +
+          `raise PHONE_EYE_VISION_TIMEOUT_MS for slow (e.g. local CPU) models, or check the server's load`,
+      );
+    }
+    if (why === "caller") {
+      return new VisionError(
+        "ABORTED",
+        `Vision request to ${endpoint} was cancelled by the caller`,
+      );
+    }
+    const net = networkFailure(err, endpoint, "PHONE_EYE_VISION_BASE_URL");
+    if (net) return net;
+    const name = err instanceof Error ? err.name : typeof err;
+    return new VisionError(
+      "UNREACHABLE",
+      `Vision request to ${endpoint} failed before an answer arrived (${name}); check PHONE_EYE_VISION_BASE_URL and that the server is up`,
+    );
+  }
+
+  function httpFailure(response: Response, text: string): VisionError {
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+    const said = bodyExcerpt(text, config.apiKey);
+    const server = `${endpoint} answered ${status}`;
+    if (response.status === 401 || response.status === 403) {
+      // The body is left out on purpose: providers quote part of the rejected key in it.
+      return new VisionError(
+        "UNAUTHORIZED",
+        `${server}: the key was refused. Check PHONE_EYE_VISION_API_KEY ` +
+          (config.apiKey === undefined
+            ? "(none is set; this server needs one)"
+            : "(is it valid for this provider and PHONE_EYE_VISION_BASE_URL?)"),
+      );
+    }
+    if (response.status >= 300 && response.status < 400) {
+      let target = "";
+      try {
+        const to = response.headers.get("location");
+        if (to) target = ` to ${new URL(to, url).origin}`;
+      } catch {
+        // an unparseable Location is left out of the message
+      }
+      return new VisionError(
+        "HTTP",
+        `${server}, a redirect${target}; phone-eye does not follow redirects (they could carry the key ` +
+          `elsewhere): set PHONE_EYE_VISION_BASE_URL to the final address (often https:// instead of http://)`,
+      );
+    }
+    if (response.status === 404) {
+      return new VisionError(
+        "HTTP",
+        `${server} for /chat/completions${said}. Check that PHONE_EYE_VISION_BASE_URL is the API base ` +
+          `(usually ending in /v1, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1) and that ` +
+          `PHONE_EYE_VISION_MODEL (${
+            JSON.stringify(config.model)
+          }) names a vision model the server has`,
+      );
+    }
+    if (response.status === 429) {
+      const retryAfter = response.headers.get("retry-after");
+      const wait = retryAfter && /^\d+$/.test(retryAfter.trim())
+        ? `; retry after ${retryAfter.trim()} s`
+        : retryAfter
+        ? `; retry after ${excerpt(retryAfter, 40)}`
+        : "; wait a little before looking again";
+      return new VisionError("RATE_LIMITED", `${server} (rate limit or quota)${wait}${said}`);
+    }
+    if (response.status >= 500) {
+      return new VisionError("HTTP", `${server} (server-side failure)${said}; try again shortly`);
+    }
+    return new VisionError(
+      "HTTP",
+      `${server}${said}. Check PHONE_EYE_VISION_MODEL (${
+        JSON.stringify(config.model)
+      }) accepts images`,
+    );
+  }
+
+  function parseAnswer(text: string): string {
+    const bad = (why: string) =>
+      new VisionError(
+        "BAD_RESPONSE",
+        `${endpoint} answered but ${why}; is PHONE_EYE_VISION_BASE_URL an OpenAI-compatible API? ` +
+          `Body: ${excerpt(scrubSecrets(text, config.apiKey), 160) || "(empty)"}`,
+      );
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw bad("the body is not JSON");
+    }
+    if (!isRecord(json)) throw bad("the body is not a JSON object");
+    const choices = json.choices;
+    if (!Array.isArray(choices) || choices.length === 0) throw bad("it has no choices");
+    const first: unknown = choices[0];
+    const message = isRecord(first) ? first.message : undefined;
+    if (!isRecord(message)) throw bad("choices[0] has no message");
+    const answer = contentText(message.content).trim();
+    if (answer === "") {
+      const finish = isRecord(first) && typeof first.finish_reason === "string"
+        ? ` (finish_reason ${first.finish_reason})`
+        : "";
+      throw bad(`the message has no text content${finish}`);
+    }
+    return answer;
+  }
+
+  return {
+    route: "direct",
+    endpoint,
+    describe,
+    // Each describe() is one self-contained fetch: nothing stays open between calls.
+    close: () => Promise.resolve(),
+  };
+}
+
+/** Message content is a string, or (some servers) an array of parts of which the text ones count. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) => isRecord(part) && typeof part.text === "string" ? part.text : "")
+    .filter((t) => t !== "")
+    .join("\n");
+}
+
+function bodyExcerpt(text: string, key: string | undefined): string {
+  let shown = text;
+  try {
+    // Providers wrap the useful sentence as { error: { message } }; show just that when present.
+    const json: unknown = JSON.parse(text);
+    if (isRecord(json) && isRecord(json.error) && typeof json.error.message === "string") {
+      shown = json.error.message;
+    } else if (isRecord(json) && typeof json.error === "string") shown = json.error;
+  } catch {
+    // not JSON: show the raw text
+  }
+  const clean = excerpt(scrubSecrets(shown, key));
+  return clean ? `: ${clean}` : "";
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,274 @@
+// The MCP vision route: the SDK's Client over streamable HTTP, calling the configured tool with the image.
+// Owns the lazily opened, reused session, the one reconnect-and-retry after a server restart, and errors.
+
+import {
+  Client,
+  type ListToolsResult,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+import { VERSION } from "../config.ts";
+import {
+  type Deadline,
+  endpointOf,
+  excerpt,
+  imageDataUrl,
+  type McpVisionConfig,
+  networkFailure,
+  startDeadline,
+  type Vision,
+  VisionError,
+  type VisionImage,
+} from "./vision.ts";
+
+interface Connection {
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+}
+
+/** How long close() lets the server acknowledge the end of the session before hanging up anyway. */
+const CLOSE_GRACE_MS = 1_000;
+/** Tool text is the model's message to the agent; keep a runaway error text from flooding it. */
+const MAX_TOOL_ERROR_CHARS = 1_000;
+
+export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch): Vision {
+  const endpoint = endpointOf(config.url);
+  const tool = config.tool;
+  /** The one live session, shared by concurrent calls; undefined until first use or after a failure. */
+  let connection: Promise<Connection> | undefined;
+  let closed = false;
+
+  /** Runs on its own timeout, not a caller's signal: concurrent calls share it, so one caller's abort must not end it. */
+  async function connect(): Promise<Connection> {
+    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      fetch: fetchFn,
+      // The server→client GET stream is optional and phone-eye needs no server notifications:
+      // do not keep re-opening it with backoff timers after a restart; the next call reconnects.
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1_000,
+        maxReconnectionDelay: 1_000,
+        reconnectionDelayGrowFactor: 1,
+      },
+    });
+    const client = new Client({ name: "phone-eye", version: VERSION });
+    // Transport hiccups surface again as the rejected call; the SDK's default would only add noise.
+    client.onerror = () => {};
+    try {
+      const options = { timeout: config.timeoutMs };
+      await client.connect(transport, options);
+      // listTools() prints to stdout (our MCP channel) when the server has no tools capability.
+      const tools: ListToolsResult["tools"] = client.getServerCapabilities()?.tools
+        ? (await client.listTools(undefined, options)).tools
+        : [];
+      if (!tools.some((t) => t.name === tool)) {
+        const names = tools.map((t) => t.name).slice(0, 20).join(", ");
+        throw new VisionError(
+          "TOOL_MISSING",
+          `The MCP vision server at ${endpoint} has no tool named ${JSON.stringify(tool)} ` +
+            `(it offers: ${
+              names || "no tools"
+            }); set PHONE_EYE_VISION_TOOL to the one that describes images`,
+        );
+      }
+    } catch (err) {
+      await client.close().catch(() => {});
+      throw err;
+    }
+    return { client, transport };
+  }
+
+  function sharedConnection(): Promise<Connection> {
+    if (closed) {
+      return Promise.reject(
+        new VisionError("UNCONFIGURED", "Vision was closed; restart phone-eye"),
+      );
+    }
+    if (connection === undefined) {
+      const pending = connect();
+      connection = pending;
+      pending.catch(() => {
+        if (connection === pending) connection = undefined;
+      });
+    }
+    return connection;
+  }
+
+  /** Forgets a session that stopped working, unless a concurrent call already replaced it. */
+  async function drop(stale: Promise<Connection>): Promise<void> {
+    if (connection !== stale) return;
+    connection = undefined;
+    const conn = await stale.catch(() => undefined);
+    await conn?.client.close().catch(() => {});
+  }
+
+  async function callOnce(conn: Connection, image: string, prompt: string, deadline: Deadline) {
+    const result = await conn.client.callTool(
+      { name: tool, arguments: { image, prompt } },
+      { signal: deadline.signal, timeout: deadline.remainingMs() },
+    );
+    const text = (Array.isArray(result.content) ? result.content : [])
+      .map((part) => part.type === "text" ? part.text : "")
+      .filter((t) => t.trim() !== "")
+      .join("\n")
+      .trim();
+    if (result.isError) {
+      throw new VisionError(
+        "TOOL_ERROR",
+        `The MCP vision tool ${tool} at ${endpoint} reported an error: ` +
+          (text ? excerpt(text, MAX_TOOL_ERROR_CHARS) : "(no text given)"),
+      );
+    }
+    if (text === "") {
+      throw new VisionError(
+        "BAD_RESPONSE",
+        `The MCP vision tool ${tool} at ${endpoint} answered with no text content; it must return the description as text`,
+      );
+    }
+    return text;
+  }
+
+  async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
+    const deadline = startDeadline(config.timeoutMs, signal);
+    const dataUrl = imageDataUrl(image);
+    try {
+      const reused = connection !== undefined;
+      const current = sharedConnection();
+      try {
+        const conn = await untilAborted(current, deadline.signal);
+        return await callOnce(conn, dataUrl, prompt, deadline);
+      } catch (err) {
+        // A reused session may have died with a server restart; describing is read-only, so one
+        // fresh session and one repeat of the call are safe.
+        if (!reused || closed || deadline.reason() !== undefined || !isStaleSession(err)) throw err;
+        await drop(current);
+        const fresh = await untilAborted(sharedConnection(), deadline.signal);
+        return await callOnce(fresh, dataUrl, prompt, deadline);
+      }
+    } catch (err) {
+      throw classify(err, deadline);
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  function classify(err: unknown, deadline: Deadline): VisionError {
+    const why = deadline.reason();
+    if (why === "caller") {
+      return new VisionError(
+        "ABORTED",
+        `Vision request to ${endpoint} was cancelled by the caller`,
+      );
+    }
+    if (
+      why === "timeout" || (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
+    ) {
+      return new VisionError(
+        "TIMEOUT",
+        `The MCP vision server at ${endpoint} gave no answer from ${tool} within ${config.timeoutMs} ms; ` +
+          `raise PHONE_EYE_VISION_TIMEOUT_MS for slow models, or check the server's load`,
+      );
+    }
+    if (err instanceof VisionError) return err;
+    if (closed) {
+      return new VisionError(
+        "ABORTED",
+        `Vision was closed while a call to ${endpoint} was in flight`,
+      );
+    }
+    const net = networkFailure(err, endpoint, "PHONE_EYE_VISION_URL");
+    if (net) return net;
+    if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
+      return new VisionError(
+        "UNREACHABLE",
+        `The connection to the MCP vision server at ${endpoint} closed before it answered; ` +
+          `is it up and stable? Check PHONE_EYE_VISION_URL`,
+      );
+    }
+    if (err instanceof SdkHttpError) return httpFailure(err.status, err.data.text);
+    if (err instanceof ProtocolError) {
+      return new VisionError(
+        "TOOL_ERROR",
+        `The MCP vision server at ${endpoint} rejected the call to ${tool} (JSON-RPC error ${err.code}): ` +
+          `${excerpt(err.message, 300)}; check that ${tool} takes { image, prompt } strings`,
+      );
+    }
+    // What is left (SdkError, a schema or JSON parse failure) means the answer was not MCP as expected.
+    const what = err instanceof SdkError ? err.code : err instanceof Error ? err.name : typeof err;
+    return new VisionError(
+      "BAD_RESPONSE",
+      `The MCP exchange with ${endpoint} failed (${what}): the server's answer is not the MCP the ` +
+        `client expects; check that PHONE_EYE_VISION_URL is a streamable-HTTP MCP endpoint`,
+    );
+  }
+
+  function httpFailure(status: number, body: unknown): VisionError {
+    const said = typeof body === "string" && body.trim() ? `: ${excerpt(body, 200)}` : "";
+    const server = `The MCP vision server at ${endpoint} answered HTTP ${status}`;
+    if (status === 401 || status === 403) {
+      return new VisionError(
+        "UNAUTHORIZED",
+        `${server}: it wants credentials, and phone-eye's MCP route sends none. Use a vision server ` +
+          `that is open to this machine, or the direct route (PHONE_EYE_VISION_API_KEY)`,
+      );
+    }
+    if (status === 429) {
+      return new VisionError(
+        "RATE_LIMITED",
+        `${server} (rate limited)${said}; wait before looking again`,
+      );
+    }
+    if (status === 404 || status === 405) {
+      return new VisionError(
+        "HTTP",
+        `${server}${said}; check that PHONE_EYE_VISION_URL is the server's MCP endpoint (often ending in /mcp)`,
+      );
+    }
+    return new VisionError("HTTP", `${server}${said}`);
+  }
+
+  return {
+    route: "mcp",
+    endpoint,
+    describe,
+    async close() {
+      closed = true;
+      const pending = connection;
+      connection = undefined;
+      const conn = await pending?.catch(() => undefined);
+      if (!conn) return;
+      // Ending the session lets the server free it now rather than at its idle timeout.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        conn.transport.terminateSession().catch(() => {}),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
+      ]);
+      clearTimeout(timer);
+      await conn.client.close().catch(() => {});
+    },
+  };
+}
+
+/** `p`, or the signal's reason as soon as it aborts (p itself carries on for its other waiters). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Failures that mean "this session is gone" (server restarted, or it dropped us), not "this call is bad". */
+function isStaleSession(err: unknown): boolean {
+  if (err instanceof SdkHttpError) return err.status === 404;
+  if (err instanceof SdkError) {
+    return err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected ||
+      err.code === SdkErrorCode.SendFailed;
+  }
+  // fetch's TypeError: refused or reset while the server was restarting.
+  return err instanceof TypeError;
+}

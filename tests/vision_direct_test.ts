@@ -1,0 +1,390 @@
+// Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
+import { deepEqual, fail, match, ok } from "node:assert/strict";
+import { encode as encodePng } from "fast-png";
+import jpeg from "jpeg-js";
+import type { VisionConfig } from "../lib/config.ts";
+import {
+  createVision,
+  networkFailure,
+  scrubSecrets,
+  UNCONFIGURED_MESSAGE,
+  VisionError,
+  type VisionErrorCode,
+  type VisionImage,
+} from "../lib/vision/vision.ts";
+import { startOpenAiServer } from "./fixtures/openai_server.ts";
+
+const KEY = "sk-test-SECRET-1234567890";
+const MODEL = "test-vision-1";
+
+function png(width: number, height: number): VisionImage {
+  const bytes = encodePng({ width, height, data: new Uint8Array(width * height * 3), channels: 3 });
+  return { bytes, mimeType: "image/png", width, height };
+}
+
+function jpg(width: number, height: number): VisionImage {
+  const data = new Uint8Array(width * height * 4).fill(200);
+  const bytes = new Uint8Array(jpeg.encode({ width, height, data }, 80).data);
+  return { bytes, mimeType: "image/jpeg", width, height };
+}
+
+function direct(
+  baseUrl: string,
+  extra: { apiKey?: string; timeoutMs?: number; model?: string } = {},
+) {
+  const config: VisionConfig = {
+    route: "direct",
+    baseUrl,
+    apiKey: extra.apiKey,
+    model: extra.model ?? MODEL,
+    timeoutMs: extra.timeoutMs ?? 5_000,
+  };
+  return createVision(config, { fetch });
+}
+
+/** Awaits a rejection and checks it is a VisionError with `code` whose text names `mentions` and never the key. */
+async function rejectsWith(
+  p: Promise<unknown>,
+  code: VisionErrorCode,
+  mentions: (string | RegExp)[],
+): Promise<VisionError> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  if (!(err instanceof VisionError)) fail(`expected a VisionError(${code}), got ${String(err)}`);
+  deepEqual(err.code, code, err.message);
+  for (const m of mentions) {
+    if (typeof m === "string") ok(err.message.includes(m), `"${m}" missing from: ${err.message}`);
+    else match(err.message, m);
+  }
+  for (const text of [err.message, String(err), err.stack ?? "", JSON.stringify(err)]) {
+    ok(!text.includes(KEY), `the API key leaked into: ${text}`);
+    ok(!text.includes("SECRET-1234"), `part of the API key leaked into: ${text}`);
+  }
+  return err;
+}
+
+async function freePort(): Promise<number> {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(),
+  );
+  const port = server.addr.port;
+  await server.shutdown();
+  return port;
+}
+
+Deno.test("direct vision sends a keyless request with the image as a data URL and returns the answer", async () => {
+  const server = startOpenAiServer({ model: MODEL });
+  const vision = direct(server.url);
+  try {
+    const answer = await vision.describe(png(108, 240), "Where is the Send button?");
+    match(answer, /Send button at \(980, 2250\)/);
+    deepEqual(vision.route, "direct");
+    deepEqual(vision.endpoint, `http://127.0.0.1:${server.port}`);
+    const [req] = server.requests;
+    ok(req);
+    deepEqual(req.path, "/v1/chat/completions");
+    deepEqual(req.headers.authorization, undefined);
+    deepEqual(req.model, MODEL);
+    deepEqual(req.prompt, "Where is the Send button?");
+    deepEqual(req.image?.mimeType, "image/png");
+    deepEqual([req.image?.width, req.image?.height], [108, 240]);
+    const body = req.body as Record<string, unknown>;
+    deepEqual(body.temperature, 0);
+    deepEqual(typeof body.max_tokens, "number");
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("direct vision sends the key only as a Bearer header and handles a JPEG", async () => {
+  const server = startOpenAiServer({
+    apiKey: KEY,
+    answer: "A login form; Sign in at (540, 1800).",
+  });
+  const vision = direct(server.url, { apiKey: KEY });
+  try {
+    const answer = await vision.describe(jpg(64, 128), "What is on screen?");
+    deepEqual(answer, "A login form; Sign in at (540, 1800).");
+    const [req] = server.requests;
+    deepEqual(req?.headers.authorization, `Bearer ${KEY}`);
+    deepEqual(req?.image?.mimeType, "image/jpeg");
+    deepEqual([req?.image?.width, req?.image?.height], [64, 128]);
+    ok(!JSON.stringify(req?.body).includes(KEY), "the key must not travel in the body");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision joins an answer that comes back as an array of text parts", async () => {
+  const server = startOpenAiServer({
+    answer: "OK button at (500, 900)",
+    answerAsParts: true,
+  });
+  try {
+    deepEqual(await direct(server.url).describe(png(8, 8), "q"), "OK button at (500, 900)");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision reports a wrong key as UNAUTHORIZED without echoing it", async () => {
+  const server = startOpenAiServer({ apiKey: "sk-the-right-one" });
+  try {
+    await rejectsWith(
+      direct(server.url, { apiKey: KEY }).describe(png(8, 8), "q"),
+      "UNAUTHORIZED",
+      [
+        `127.0.0.1:${server.port}`,
+        "401",
+        "PHONE_EYE_VISION_API_KEY",
+      ],
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision says a key is needed when a keyed server gets none", async () => {
+  const server = startOpenAiServer({ apiKey: KEY });
+  try {
+    await rejectsWith(direct(server.url).describe(png(8, 8), "q"), "UNAUTHORIZED", [
+      "401",
+      "none is set",
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision hints at /v1 when the base URL misses it (404)", async () => {
+  const server = startOpenAiServer();
+  try {
+    const base = server.url.replace(/\/v1$/, "");
+    await rejectsWith(direct(base, { apiKey: KEY }).describe(png(8, 8), "q"), "HTTP", [
+      "404",
+      `127.0.0.1:${server.port}`,
+      "/v1",
+      "PHONE_EYE_VISION_BASE_URL",
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision names the model when the server does not have it (404)", async () => {
+  const server = startOpenAiServer({ model: MODEL });
+  try {
+    await rejectsWith(
+      direct(server.url, { model: "no-such-model" }).describe(png(8, 8), "q"),
+      "HTTP",
+      [
+        "404",
+        "no-such-model",
+        "does not exist",
+        "PHONE_EYE_VISION_MODEL",
+      ],
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision reports 429 as RATE_LIMITED with the Retry-After delay", async () => {
+  const server = startOpenAiServer({ status: 429, headers: { "retry-after": "7" } });
+  try {
+    await rejectsWith(
+      direct(server.url, { apiKey: KEY }).describe(png(8, 8), "q"),
+      "RATE_LIMITED",
+      [
+        "429",
+        "retry after 7 s",
+      ],
+    );
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision scrubs the key from a 500 body that echoes the Authorization header", async () => {
+  const server = startOpenAiServer({ apiKey: KEY, status: 500, echoAuthHeader: true });
+  const vision = direct(server.url, { apiKey: KEY });
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", ["500", `127.0.0.1:${server.port}`]);
+    // Raw text bodies, with and without the Bearer prefix, the way proxies and debug pages print them.
+    server.set({
+      echoAuthHeader: false,
+      status: 502,
+      body: `upstream error; headers: Authorization: Bearer ${KEY}`,
+    });
+    await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", ["502", "upstream error"]);
+    server.set({
+      status: 503,
+      body: JSON.stringify({ error: { message: `key ${KEY} is overloaded` } }),
+    });
+    const err = await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", [
+      "503",
+      "is overloaded",
+    ]);
+    match(err.message, /\[redacted\]/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision refuses to follow a redirect and names where it pointed", async () => {
+  const server = startOpenAiServer({
+    status: 307,
+    headers: { location: "https://elsewhere.example/v1/chat/completions" },
+  });
+  try {
+    await rejectsWith(direct(server.url, { apiKey: KEY }).describe(png(8, 8), "q"), "HTTP", [
+      "307",
+      "https://elsewhere.example",
+      "PHONE_EYE_VISION_BASE_URL",
+    ]);
+    deepEqual(server.requests.length, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision gives up at the timeout and names PHONE_EYE_VISION_TIMEOUT_MS", async () => {
+  const server = startOpenAiServer({ delayMs: 10_000 });
+  try {
+    await rejectsWith(direct(server.url, { timeoutMs: 150 }).describe(png(8, 8), "q"), "TIMEOUT", [
+      "150 ms",
+      "PHONE_EYE_VISION_TIMEOUT_MS",
+      `127.0.0.1:${server.port}`,
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision stops when the caller aborts", async () => {
+  const server = startOpenAiServer({ delayMs: 10_000 });
+  const controller = new AbortController();
+  try {
+    const pending = direct(server.url).describe(png(8, 8), "q", controller.signal);
+    setTimeout(() => controller.abort(), 50);
+    await rejectsWith(pending, "ABORTED", ["cancelled"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision calls malformed answers BAD_RESPONSE", async () => {
+  const server = startOpenAiServer({ apiKey: KEY });
+  const vision = direct(server.url, { apiKey: KEY });
+  try {
+    const cases: [string, string][] = [
+      ["<html>proxy login</html>", "not JSON"],
+      [JSON.stringify({ choices: [] }), "no choices"],
+      [JSON.stringify({ choices: [{ index: 0 }] }), "no message"],
+      [
+        JSON.stringify({
+          choices: [{ message: { role: "assistant", content: null }, finish_reason: "length" }],
+        }),
+        "finish_reason length",
+      ],
+    ];
+    for (const [body, why] of cases) {
+      server.set({ body });
+      await rejectsWith(vision.describe(png(8, 8), "q"), "BAD_RESPONSE", [
+        why,
+        `127.0.0.1:${server.port}`,
+      ]);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision reports connection refused as UNREACHABLE with the address to check", async () => {
+  const port = await freePort();
+  await rejectsWith(
+    direct(`http://127.0.0.1:${port}/v1`, { apiKey: KEY }).describe(png(8, 8), "q"),
+    "UNREACHABLE",
+    [
+      `http://127.0.0.1:${port}`,
+      "connection refused",
+      "PHONE_EYE_VISION_BASE_URL",
+    ],
+  );
+});
+
+Deno.test({
+  name: "direct vision reports a host outside Deno's net permission as NOT_PERMITTED",
+  permissions: { net: ["localhost"] },
+  async fn() {
+    await rejectsWith(
+      direct("http://127.0.0.1:8181/v1?token=abc", { apiKey: KEY }).describe(png(8, 8), "q"),
+      "NOT_PERMITTED",
+      ["127.0.0.1:8181", "deno task compile --vision-host 127.0.0.1:8181"],
+    );
+  },
+});
+
+Deno.test({
+  name: "vision endpoint keeps only scheme, host and port of the configured URL",
+  permissions: "none",
+  fn() {
+    const vision = direct("https://user.example:8443/secret-path/v1?api-key=zzz");
+    deepEqual(vision.endpoint, "https://user.example:8443");
+  },
+});
+
+Deno.test({
+  name: "vision without configuration answers UNCONFIGURED naming the env vars to set",
+  permissions: "none",
+  async fn() {
+    const vision = createVision({ route: "none" });
+    deepEqual(vision.route, "none");
+    await rejectsWith(vision.describe(png(8, 8), "q"), "UNCONFIGURED", [
+      "PHONE_EYE_VISION_API_KEY",
+      "PHONE_EYE_VISION_BASE_URL",
+      "PHONE_EYE_VISION_MODEL",
+      "PHONE_EYE_VISION_URL",
+    ]);
+    deepEqual(UNCONFIGURED_MESSAGE.includes("PHONE_EYE_VISION_URL"), true);
+    await vision.close();
+  },
+});
+
+Deno.test({
+  name: "networkFailure classifies Deno's DNS failure without quoting the URL it embeds",
+  permissions: "none",
+  fn() {
+    // The shape Deno 2 gives an unresolvable host (observed with `fetch`).
+    const err = new TypeError("fetch failed", {
+      cause: new Error(
+        "error sending request for url (http://nohost.invalid/v1/chat/completions?key=zzz): client error (Connect): dns error: failed to lookup address information: Name or service not known",
+      ),
+    });
+    const v = networkFailure(err, "http://nohost.invalid", "PHONE_EYE_VISION_BASE_URL");
+    deepEqual(v?.code, "UNREACHABLE");
+    match(v?.message ?? "", /nohost\.invalid does not resolve/);
+    ok(!v?.message.includes("key=zzz"));
+    deepEqual(networkFailure(new Error("other"), "http://x", "PHONE_EYE_VISION_URL"), undefined);
+  },
+});
+
+Deno.test({
+  name: "scrubSecrets removes the key, bearer tokens and key-shaped strings",
+  permissions: "none",
+  fn() {
+    const text =
+      `{"headers":{"authorization":"Bearer ${KEY}"}} raw=${KEY} other sk-live-abcdefgh12 api_key=foo123`;
+    const out = scrubSecrets(text, KEY);
+    ok(!out.includes(KEY));
+    ok(!out.includes("sk-live-abcdefgh12"));
+    ok(!out.includes("foo123"));
+    match(out, /raw=\[redacted\]/);
+  },
+});

@@ -1,0 +1,294 @@
+// Tests for the MCP vision route: the SDK client against a real SDK server on 127.0.0.1.
+import { deepEqual, fail, match, ok } from "node:assert/strict";
+import { encode as encodePng } from "fast-png";
+import jpeg from "jpeg-js";
+import type { VisionConfig } from "../lib/config.ts";
+import {
+  createVision,
+  type Vision,
+  VisionError,
+  type VisionErrorCode,
+  type VisionImage,
+} from "../lib/vision/vision.ts";
+import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
+import { startOpenAiServer } from "./fixtures/openai_server.ts";
+
+function png(width: number, height: number): VisionImage {
+  const bytes = encodePng({ width, height, data: new Uint8Array(width * height * 3), channels: 3 });
+  return { bytes, mimeType: "image/png", width, height };
+}
+
+function jpg(width: number, height: number): VisionImage {
+  const data = new Uint8Array(width * height * 4).fill(120);
+  const bytes = new Uint8Array(jpeg.encode({ width, height, data }, 80).data);
+  return { bytes, mimeType: "image/jpeg", width, height };
+}
+
+function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
+  const config: VisionConfig = {
+    route: "mcp",
+    url,
+    tool: extra.tool ?? "describe_image",
+    timeoutMs: extra.timeoutMs ?? 5_000,
+  };
+  return createVision(config, { fetch });
+}
+
+async function rejectsWith(
+  p: Promise<unknown>,
+  code: VisionErrorCode,
+  mentions: string[],
+): Promise<VisionError> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  if (!(err instanceof VisionError)) fail(`expected a VisionError(${code}), got ${String(err)}`);
+  deepEqual(err.code, code, err.message);
+  for (const m of mentions) ok(err.message.includes(m), `"${m}" missing from: ${err.message}`);
+  return err;
+}
+
+Deno.test("mcp vision calls describe_image with the image as a data URL and returns its text", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  try {
+    const answer = await vision.describe(png(108, 240), "Where is Send?");
+    match(answer, /Send button at \(980, 2250\)/);
+    deepEqual(vision.route, "mcp");
+    deepEqual(vision.endpoint, `http://127.0.0.1:${server.port}`);
+    const [call] = server.calls;
+    deepEqual(call?.prompt, "Where is Send?");
+    deepEqual(call?.image, {
+      mimeType: "image/png",
+      byteLength: call?.image.byteLength,
+      width: 108,
+      height: 240,
+    });
+    await vision.describe(jpg(32, 64), "and now?");
+    deepEqual(server.calls[1]?.image.mimeType, "image/jpeg");
+    deepEqual([server.calls[1]?.image.width, server.calls[1]?.image.height], [32, 64]);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision opens one session on first use and reuses it for every later call", async () => {
+  const server = startMcpVisionServer({ answer: (c) => `seen ${c.prompt}` });
+  const vision = mcp(server.url);
+  try {
+    deepEqual(server.initializations, 0, "no connection before the first describe");
+    deepEqual(await vision.describe(png(8, 8), "one"), "seen one");
+    deepEqual(await vision.describe(png(8, 8), "two"), "seen two");
+    const both = await Promise.all([
+      vision.describe(png(8, 8), "3"),
+      vision.describe(png(8, 8), "4"),
+    ]);
+    deepEqual(both, ["seen 3", "seen 4"]);
+    deepEqual(server.initializations, 1);
+    deepEqual(new Set(server.calls.map((c) => c.sessionId)).size, 1);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision shares one handshake between calls that start together", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  try {
+    await Promise.all([1, 2, 3].map((i) => vision.describe(png(8, 8), `q${i}`)));
+    deepEqual(server.initializations, 1);
+    deepEqual(server.calls.length, 3);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision reconnects once and retries after the server restarts", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  try {
+    await vision.describe(png(8, 8), "before");
+    await server.restart();
+    match(await vision.describe(png(8, 8), "after"), /Send button/);
+    deepEqual(server.initializations, 2);
+    deepEqual(server.calls.map((c) => c.prompt), ["before", "after"]);
+    await vision.describe(png(8, 8), "again");
+    deepEqual(server.initializations, 2, "the new session is reused too");
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision says UNREACHABLE while the server is down and recovers when it is back", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  try {
+    await vision.describe(png(8, 8), "up");
+    await server.stop();
+    await rejectsWith(vision.describe(png(8, 8), "down"), "UNREACHABLE", [
+      `http://127.0.0.1:${server.port}`,
+      "connection refused",
+      "PHONE_EYE_VISION_URL",
+    ]);
+    server.start();
+    deepEqual(server.calls.length, 1);
+    match(await vision.describe(png(8, 8), "back"), /Send button/);
+    deepEqual(server.calls.map((c) => c.prompt), ["up", "back"]);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision names PHONE_EYE_VISION_TOOL and the server's tools when the tool is missing", async () => {
+  const server = startMcpVisionServer({ tool: "look_at_image" });
+  const vision = mcp(server.url);
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "TOOL_MISSING", [
+      '"describe_image"',
+      "look_at_image",
+      "PHONE_EYE_VISION_TOOL",
+      `127.0.0.1:${server.port}`,
+    ]);
+    deepEqual(server.calls.length, 0);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision turns an isError tool result into TOOL_ERROR carrying the tool's text", async () => {
+  const server = startMcpVisionServer({ toolError: "model overloaded, try later" });
+  const vision = mcp(server.url);
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "TOOL_ERROR", [
+      "model overloaded, try later",
+      "describe_image",
+    ]);
+    deepEqual(server.initializations, 1, "a tool error is not a dead session: no reconnect");
+    server.set({ toolError: undefined });
+    match(await vision.describe(png(8, 8), "q"), /Send button/);
+    deepEqual(server.initializations, 1);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision times out a slow tool, names the limit, and keeps the session", async () => {
+  const server = startMcpVisionServer({ delayMs: 10_000 });
+  const vision = mcp(server.url, { timeoutMs: 300 });
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "slow"), "TIMEOUT", [
+      "300 ms",
+      "PHONE_EYE_VISION_TIMEOUT_MS",
+      `127.0.0.1:${server.port}`,
+    ]);
+    server.set({ delayMs: undefined });
+    match(await vision.describe(png(8, 8), "fast"), /Send button/);
+    deepEqual(server.initializations, 1);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision stops when the caller aborts", async () => {
+  const server = startMcpVisionServer({ delayMs: 10_000 });
+  const vision = mcp(server.url);
+  const controller = new AbortController();
+  try {
+    const pending = vision.describe(png(8, 8), "q", controller.signal);
+    setTimeout(() => controller.abort(), 100);
+    await rejectsWith(pending, "ABORTED", ["cancelled"]);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision hints at the endpoint path when the URL answers 404", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url.replace(/\/mcp$/, "/wrong"));
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", [
+      "404",
+      "PHONE_EYE_VISION_URL",
+      "/mcp",
+    ]);
+    deepEqual(server.initializations, 0);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision close() ends the session on the server", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  try {
+    await vision.describe(png(8, 8), "q");
+    deepEqual(server.openSessions, 1);
+    await vision.close();
+    deepEqual(server.openSessions, 0);
+    await rejectsWith(vision.describe(png(8, 8), "q"), "UNCONFIGURED", ["closed"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test({
+  name: "mcp vision reports a host outside Deno's net permission as NOT_PERMITTED",
+  permissions: { net: ["localhost"] },
+  async fn() {
+    const vision = mcp("http://127.0.0.1:8282/mcp?token=abc");
+    try {
+      const err = await rejectsWith(vision.describe(png(8, 8), "q"), "NOT_PERMITTED", [
+        "127.0.0.1:8282",
+        "PHONE_EYE_VISION_URL",
+        "deno task compile --vision-host 127.0.0.1:8282",
+      ]);
+      ok(!err.message.includes("token=abc"));
+      deepEqual(vision.endpoint, "http://127.0.0.1:8282");
+    } finally {
+      await vision.close();
+    }
+  },
+});
+
+Deno.test("mcp vision pointed at a server that does not speak MCP says what to check", async () => {
+  const plain = startOpenAiServer({ body: JSON.stringify({ hello: "not json-rpc" }) });
+  const vision = mcp(`${plain.url}/chat/completions`);
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "BAD_RESPONSE", [
+      `127.0.0.1:${plain.port}`,
+      "not the MCP",
+      "PHONE_EYE_VISION_URL",
+    ]);
+  } finally {
+    await vision.close();
+    await plain.close();
+  }
+});
+
+Deno.test("mcp vision close() during a call ends that call without opening a new session", async () => {
+  const server = startMcpVisionServer({ delayMs: 10_000 });
+  const vision = mcp(server.url);
+  try {
+    const pending = vision.describe(png(8, 8), "q");
+    while (server.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await vision.close();
+    await rejectsWith(pending, "ABORTED", ["closed"]);
+    deepEqual(server.initializations, 1);
+    deepEqual(server.openSessions, 0);
+  } finally {
+    await server.close();
+  }
+});
