@@ -1,0 +1,207 @@
+import assert from "node:assert/strict";
+import {
+  buildVisionPrompt,
+  extractPoints,
+  formatSnapLines,
+  type Point,
+  snapPoints,
+} from "../lib/fusion.ts";
+import { parseUiTree, type UiElement, usefulElements } from "../lib/ui_tree.ts";
+import chatXml from "./fixtures/ui/chat.xml" with { type: "text" };
+
+function test(name: string, fn: () => void): void {
+  Deno.test({ name, permissions: "none", fn });
+}
+
+const SCREEN = { width: 1080, height: 2400 };
+const xy = (points: Point[]) => points.map((p) => [p.x, p.y]);
+const chat = () => usefulElements(parseUiTree(chatXml));
+const point = (x: number, y: number): Point => ({ x, y, text: `(${x}, ${y})` });
+
+// --- extractPoints -----------------------------------------------------------------------------
+
+const formatCases: [string, string, number[][]][] = [
+  ["a parenthesised pair", "The Send button is at (540, 1200).", [[540, 1200]]],
+  ["a bracketed pair", "Send: [540,1200]", [[540, 1200]]],
+  ["x= and y=", "tap x=540, y=1200 to send", [[540, 1200]]],
+  ["x: and y:", "position X: 540 px, Y: 1200 px", [[540, 1200]]],
+  ["x and y joined by 'and'", "x = 540 and y = 1200", [[540, 1200]]],
+  ["'at' with a bare pair", "The menu is at 540,1200.", [[540, 1200]]],
+  ["'coordinates:' with a bare pair", "coordinates: 540, 1200", [[540, 1200]]],
+  ["px units inside the brackets", "(540px, 1200px)", [[540, 1200]]],
+  ["decimals, rounded", "(540.4, 1199.6)", [[540, 1200]]],
+  ["a box written [x1,y1][x2,y2]", "Send @ [900,2200][1060,2300]", [[980, 2250]]],
+  ["a box written (x1, y1, x2, y2)", "box (900, 2200, 1060, 2300)", [[980, 2250]]],
+  ["a box written [x1, y1, x2, y2]", "box [900, 2200, 1060, 2300]", [[980, 2250]]],
+];
+
+for (const [name, text, expected] of formatCases) {
+  test(`extractPoints reads ${name}`, () => {
+    assert.deepEqual(xy(extractPoints(text, SCREEN)), expected);
+  });
+}
+
+const ignoredCases: [string, string][] = [
+  ["a screen size", "The screen is 1080x2400 and 1080 × 2400."],
+  ["points outside the screen", "(1080, 10) (10, 2400) (-5, 100) (2000, 3000)"],
+  ["normalized fractions", "The button is at (0.52, 0.91)."],
+  ["a triple", "RGB (12, 30, 200)"],
+  ["prose numbers", "It has 3 tabs, 2 buttons and 1, 2 or 3 items; version 1.2.3."],
+  ["a number glued to a unit", "at 540,1200ms"],
+];
+
+for (const [name, text] of ignoredCases) {
+  test(`extractPoints ignores ${name}`, () => {
+    assert.deepEqual(extractPoints(text, SCREEN), []);
+  });
+}
+
+test("extractPoints reads several formats in one answer, in order, without duplicates", () => {
+  const answer = [
+    "This is a chat list. Alice's conversation is at (450, 290).",
+    "The Send button is at [880,2200][1060,2300], the PIN field spans (20, 2050, 860, 2150).",
+    "A floating button sits at 960,1880; the overflow menu is at x=1000, y=150.",
+    "Alice again: (450,290). Off-screen: (5000, 10).",
+  ].join("\n");
+  const points = extractPoints(answer, SCREEN);
+  assert.deepEqual(xy(points), [[450, 290], [970, 2250], [440, 2100], [960, 1880], [1000, 150]]);
+  assert.match(points[0]?.text ?? "", /Alice's conversation is at \(450, 290\)/);
+  assert.match(points[1]?.text ?? "", /\[880,2200\]\[1060,2300\]/);
+  assert.ok(points.every((p) => !p.text.includes("\n")));
+});
+
+test("extractPoints keeps device coordinates that lie outside a scaled-down image", () => {
+  // The model saw a 540×1200 image but was asked for device pixels: (900, 2000) is on screen.
+  const points = extractPoints("The Send button is at (900, 2000).", SCREEN);
+  assert.deepEqual(xy(points), [[900, 2000]]);
+});
+
+test("extractPoints stops at 20 points", () => {
+  const answer = Array.from({ length: 30 }, (_, i) => `item ${i} at (${10 + i}, ${20 + i})`).join(
+    "\n",
+  );
+  const points = extractPoints(answer, SCREEN);
+  assert.equal(points.length, 20);
+  assert.deepEqual(points[19], { x: 29, y: 39, text: "item 19 at (29, 39)" });
+});
+
+test("extractPoints finds nothing in an answer without coordinates", () => {
+  assert.deepEqual(extractPoints("", SCREEN), []);
+  assert.deepEqual(extractPoints("A login screen with a blue button.", SCREEN), []);
+});
+
+// --- snapPoints --------------------------------------------------------------------------------
+
+test("snapPoints picks the smallest interactive element containing the point", () => {
+  const [snap] = snapPoints([point(950, 2250)], chat(), SCREEN);
+  assert.equal(snap?.inside, true);
+  assert.equal(snap?.distance, 0);
+  assert.equal(snap?.element?.label, "Send");
+  assert.deepEqual(snap?.element?.bounds, { x1: 880, y1: 2200, x2: 1060, y2: 2300 });
+});
+
+test("snapPoints prefers a control to the list that contains it", () => {
+  const [snap] = snapPoints([point(960, 1880)], chat(), SCREEN);
+  assert.equal(snap?.element?.label, "ImageButton");
+  assert.equal(snap?.inside, true);
+});
+
+test("snapPoints falls back to the smallest labelled element when nothing interactive contains the point", () => {
+  const elements: UiElement[] = usefulElements(parseUiTree(
+    `<hierarchy><node bounds="[0,0][1080,2400]"><node content-desc="Banner" bounds="[0,0][1080,600]">` +
+      `<node text="Welcome" bounds="[100,100][500,200]"/></node></node></hierarchy>`,
+  ));
+  const [inWelcome, inBanner] = snapPoints([point(200, 150), point(900, 500)], elements, SCREEN);
+  assert.equal(inWelcome?.element?.label, "Welcome");
+  assert.equal(inBanner?.element?.label, "Banner");
+});
+
+test("snapPoints snaps a point just outside an element to the nearest one", () => {
+  const [snap] = snapPoints([point(865, 2250)], chat(), SCREEN);
+  assert.equal(snap?.inside, false);
+  assert.equal(snap?.element?.label, "Type a message");
+  assert.equal(snap?.distance, 6);
+});
+
+test("snapPoints finds no element when the nearest is beyond 15% of the screen diagonal", () => {
+  const elements = usefulElements(parseUiTree(
+    `<hierarchy><node bounds="[0,0][1080,2400]"><node text="Far" clickable="true" bounds="[0,0][100,100]"/>` +
+      `</node></hierarchy>`,
+  ));
+  const radius = 0.15 * Math.hypot(1080, 2400); // ≈ 395 px
+  const [near, far] = snapPoints([point(99 + 390, 50), point(99 + 400, 50)], elements, SCREEN);
+  assert.equal(near?.element?.label, "Far");
+  assert.ok((near?.distance ?? Infinity) <= radius);
+  assert.deepEqual(far, { point: point(499, 50), element: null, inside: false, distance: 0 });
+});
+
+test("snapPoints ignores layout plumbing when given a bare parse", () => {
+  const elements = parseUiTree(chatXml);
+  const [snap] = snapPoints([point(540, 2390)], elements, SCREEN);
+  assert.notEqual(snap?.element?.resourceId, "android:id/content");
+  assert.equal(snap?.element?.label, "Type a message");
+});
+
+test("snapPoints with no elements snaps nothing", () => {
+  assert.deepEqual(snapPoints([point(1, 1)], [], SCREEN), [
+    { point: point(1, 1), element: null, inside: false, distance: 0 },
+  ]);
+  assert.deepEqual(snapPoints([], chat(), SCREEN), []);
+});
+
+// --- formatSnapLines ---------------------------------------------------------------------------
+
+test("formatSnapLines says where to tap for each point", () => {
+  const points = extractPoints(
+    "Send (950, 2250); field edge (865, 2250); corner (700, 1990)",
+    SCREEN,
+  );
+  const elements = usefulElements(parseUiTree(
+    `<hierarchy><node bounds="[0,0][1080,2400]"><node text="Say &quot;hi&quot;" clickable="true" bounds="[880,2200][1060,2300]"/>` +
+      `<node text="Type" class="a.EditText" bounds="[20,2200][860,2300]"/></node></hierarchy>`,
+  ));
+  assert.deepEqual(formatSnapLines(snapPoints(points, elements, SCREEN)), [
+    `(950,2250) → "Say \\"hi\\"" @ [880,2200][1060,2300] tap (970,2250)`,
+    `(865,2250) → nearest "Type", 6 px away @ [20,2200][860,2300] tap (440,2250)`,
+    `(700,1990) → nearest "Type", 210 px away @ [20,2200][860,2300] tap (440,2250)`,
+  ]);
+  assert.deepEqual(
+    formatSnapLines([{ point: point(10, 10), element: null, inside: false, distance: 0 }]),
+    ["(10,10) → no element nearby"],
+  );
+});
+
+// --- buildVisionPrompt -------------------------------------------------------------------------
+
+test("buildVisionPrompt gives the screen size and the image's scale factor", () => {
+  const prompt = buildVisionPrompt("Where is Send?", SCREEN, { width: 540, height: 1200 });
+  assert.match(prompt, /1080×2400 device pixels/);
+  assert.match(prompt, /540×1200/);
+  assert.match(prompt, /scaled by 0\.5\b/);
+  assert.match(prompt, /device pixels as \(x, y\)/);
+  assert.ok(prompt.endsWith("Where is Send?"));
+});
+
+test("buildVisionPrompt says when the image is at full resolution", () => {
+  const prompt = buildVisionPrompt(undefined, SCREEN, SCREEN);
+  assert.match(prompt, /full device resolution/);
+  assert.doesNotMatch(prompt, /scaled/);
+});
+
+test("buildVisionPrompt names both factors when the image is scaled unevenly", () => {
+  const prompt = buildVisionPrompt(undefined, SCREEN, { width: 512, height: 1024 });
+  assert.match(prompt, /0\.474 horizontally and 0\.427 vertically/);
+});
+
+test("buildVisionPrompt asks for a description of the screen when there is no question", () => {
+  for (const question of [undefined, "", "   "]) {
+    const prompt = buildVisionPrompt(question, SCREEN, SCREEN);
+    assert.match(prompt, /Describe this screen/);
+    assert.match(prompt, /interactive elements/);
+  }
+});
+
+test("buildVisionPrompt holds no coordinates of its own to be echoed back as points", () => {
+  const prompt = buildVisionPrompt(undefined, SCREEN, { width: 540, height: 1200 });
+  assert.deepEqual(extractPoints(prompt, SCREEN), []);
+});
