@@ -7,7 +7,7 @@ import {
   snapPoints,
 } from "../lib/fusion.ts";
 import { parseUiTree, type UiElement, usefulElements } from "../lib/ui_tree.ts";
-import chatXml from "./fixtures/ui/chat.xml" with { type: "text" };
+import chatXml from "./fixtures/ui/chat.xml.txt" with { type: "text" };
 
 function test(name: string, fn: () => void): void {
   Deno.test({ name, permissions: "none", fn });

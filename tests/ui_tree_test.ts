@@ -8,10 +8,10 @@ import {
   usefulElements,
 } from "../lib/ui_tree.ts";
 import { makeDump } from "./fixtures/ui/big_dump.ts";
-import chatXml from "./fixtures/ui/chat.xml" with { type: "text" };
-import unicodeXml from "./fixtures/ui/unicode_entities.xml" with { type: "text" };
-import shuffledXml from "./fixtures/ui/shuffled_quotes.xml" with { type: "text" };
-import badBoundsXml from "./fixtures/ui/bad_bounds.xml" with { type: "text" };
+import chatXml from "./fixtures/ui/chat.xml.txt" with { type: "text" };
+import unicodeXml from "./fixtures/ui/unicode_entities.xml.txt" with { type: "text" };
+import shuffledXml from "./fixtures/ui/shuffled_quotes.xml.txt" with { type: "text" };
+import badBoundsXml from "./fixtures/ui/bad_bounds.xml.txt" with { type: "text" };
 import dumpedBefore from "./fixtures/ui/dumped_before.txt" with { type: "text" };
 import dumpedAfter from "./fixtures/ui/dumped_after.txt" with { type: "text" };
 import errorIdle from "./fixtures/ui/error_idle.txt" with { type: "text" };
@@ -33,6 +33,13 @@ function byLabel(elements: UiElement[], label: string): UiElement {
   assert.ok(found, `no element labelled ${label}`);
   return found;
 }
+
+test("the fixtures keep the raw shapes devices print", () => {
+  // A formatter run over them would silently turn these tests into tests of something else.
+  assert.ok(!chatXml.includes("\n"), "chat dump is one line, with no trailing newline");
+  assert.ok(shuffledXml.includes("</node >"));
+  assert.ok(unicodeXml.includes("tabbed\n   continued"));
+});
 
 // --- extractDump ---------------------------------------------------------------------------
 
