@@ -3,6 +3,7 @@
 // deno-lint-ignore-file no-console -- a CLI script: the terminal is its only output
 
 import { parseArgs } from "node:util";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   checkProductionSet,
@@ -38,6 +39,8 @@ export interface CompilePlan {
   /** Arguments after the deno executable. */
   args: string[];
   permissions: PermissionSet;
+  /** The binary deno compile writes, relative to the project root unless absolute. */
+  output: string;
 }
 
 /**
@@ -79,7 +82,7 @@ export function planCompile(
     output,
     "main.ts",
   ];
-  return { args, permissions };
+  return { args, permissions, output };
 }
 
 /** Renders argv for a POSIX shell, quoting only what needs it, so the printed line can be pasted. */
@@ -137,6 +140,7 @@ async function main(argv: string[]): Promise<number> {
       describePermissions(plan.permissions).join("\n  ")
     }\n`,
   );
+  await Deno.mkdir(dirname(resolve(root, plan.output)), { recursive: true });
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: plan.args,
     cwd: root,
