@@ -1,0 +1,152 @@
+// Cost of each screenshot step on a realistic 1080×2400 phone frame, and the bytes each output
+// format produces. Run: deno bench -P=test --no-prompt bench/image_bench.ts
+import {
+  base64Length,
+  blankFrameKind,
+  decodePng,
+  decodeRawScreencap,
+  downscale,
+  encodeJpeg,
+  encodePng,
+  isCompletePng,
+  prepareForAgent,
+  prepareForVision,
+  toBase64,
+} from "../lib/image.ts";
+import { writeFilteredPng } from "../tests/fixtures/images/png_writer.ts";
+import {
+  darkScreenWithText,
+  syntheticScreen,
+  uniformScreen,
+} from "../tests/fixtures/images/synthetic_screen.ts";
+
+const screen = syntheticScreen(1080, 2400);
+const screencapPng = writeFilteredPng(screen); // what `screencap -p` hands us
+const rawHeader = new Uint8Array(16);
+new DataView(rawHeader.buffer).setUint32(0, 1080, true);
+new DataView(rawHeader.buffer).setUint32(4, 2400, true);
+new DataView(rawHeader.buffer).setUint32(8, 1, true);
+const raw = new Uint8Array(16 + screen.data.length);
+raw.set(rawHeader);
+raw.set(screen.data, 16);
+const flatScreen = syntheticScreen(1080, 2400, { photo: false });
+const agentSized = downscale(screen, 540, 1200);
+const flatSized = downscale(flatScreen, 540, 1200);
+const visionSized = downscale(screen, 706, 1568);
+const dark = darkScreenWithText();
+const black = uniformScreen(1080, 2400, [0, 0, 0]);
+
+const sizes: Record<string, number> = {
+  "screencap PNG 1080×2400 (filtered, zlib 6)": screencapPng.length,
+  "encodePng 1080×2400 (fast-png)": encodePng(screen).length,
+  "encodePng 540×1200": encodePng(agentSized).length,
+  "JPEG q70 540×1200": encodeJpeg(agentSized, 70).length,
+  "JPEG q80 540×1200": encodeJpeg(agentSized, 80).length,
+  "JPEG q90 540×1200": encodeJpeg(agentSized, 90).length,
+  "flat UI: encodePng 540×1200": encodePng(flatSized).length,
+  "flat UI: JPEG q80 540×1200": encodeJpeg(flatSized, 80).length,
+  "encodePng 706×1568": encodePng(visionSized).length,
+  "JPEG q85 706×1568": encodeJpeg(visionSized, 85).length,
+  "prepareForAgent (photo screen → JPEG)": prepareForAgent(screen).bytes.length,
+  "prepareForAgent (flat UI → PNG)": prepareForAgent(flatScreen).bytes.length,
+  "prepareForVision (photo screen → JPEG)": prepareForVision(screen).bytes.length,
+};
+/**
+ * deno bench reports mean and percentiles; the closing note wants medians, so we take them too
+ * (with the minimum, which shows the cost on a quiet machine).
+ */
+function medianMs(fn: () => unknown, runs = 11): string {
+  fn(); // warm-up: JIT and first allocation
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return `${times[runs >> 1]!.toFixed(1).padStart(7)}  (min ${times[0]!.toFixed(1)})`;
+}
+
+const medians: Record<string, string> = {
+  "decodePng 1080×2400 screencap PNG": medianMs(() => decodePng(screencapPng)),
+  "decodeRawScreencap 1080×2400": medianMs(() => decodeRawScreencap(raw)),
+  "downscale → 540×1200": medianMs(() => downscale(screen, 540, 1200)),
+  "downscale → 706×1568": medianMs(() => downscale(screen, 706, 1568)),
+  "encodeJpeg q80 540×1200": medianMs(() => encodeJpeg(agentSized, 80)),
+  "encodePng 540×1200": medianMs(() => encodePng(agentSized)),
+  "encodeJpeg q85 706×1568": medianMs(() => encodeJpeg(visionSized, 85)),
+  "encodePng 706×1568": medianMs(() => encodePng(visionSized)),
+  "prepareForAgent (photo screen)": medianMs(() => prepareForAgent(screen)),
+  "prepareForAgent (flat UI screen)": medianMs(() => prepareForAgent(flatScreen)),
+  "prepareForVision (photo screen)": medianMs(() => prepareForVision(screen)),
+  "PNG → decode → prepareForAgent → base64": medianMs(() =>
+    toBase64(prepareForAgent(decodePng(screencapPng)).bytes)
+  ),
+};
+
+// deno-lint-ignore no-console
+console.log(
+  [
+    "output sizes (bytes, base64 chars):",
+    ...Object.entries(sizes).map(([k, v]) =>
+      `  ${k.padEnd(46)} ${String(v).padStart(9)}  ${String(base64Length(v)).padStart(9)}`
+    ),
+    "median of 11 runs, ms:",
+    ...Object.entries(medians).map(([k, v]) => `  ${k.padEnd(46)} ${v}`),
+  ].join("\n"),
+);
+
+Deno.bench("isCompletePng on a 1080×2400 screencap PNG", { group: "check" }, () => {
+  isCompletePng(screencapPng);
+});
+Deno.bench("blankFrameKind on a real screen (grid exits early)", { group: "check" }, () => {
+  blankFrameKind(screen);
+});
+Deno.bench("blankFrameKind on a dark screen with one text line", { group: "check" }, () => {
+  blankFrameKind(dark);
+});
+Deno.bench("blankFrameKind on an all-black frame (worst case: full scan)", {
+  group: "check",
+}, () => {
+  blankFrameKind(black);
+});
+
+Deno.bench("decodePng 1080×2400 screencap PNG", { group: "decode", baseline: true }, () => {
+  decodePng(screencapPng);
+});
+Deno.bench("decodeRawScreencap 1080×2400 RGBA_8888", { group: "decode" }, () => {
+  decodeRawScreencap(raw);
+});
+
+Deno.bench("downscale 1080×2400 → 540×1200 (×2)", { group: "resize" }, () => {
+  downscale(screen, 540, 1200);
+});
+Deno.bench("downscale 1080×2400 → 706×1568 (×1.53)", { group: "resize" }, () => {
+  downscale(screen, 706, 1568);
+});
+
+Deno.bench("encodeJpeg q80 540×1200", { group: "encode", baseline: true }, () => {
+  encodeJpeg(agentSized, 80);
+});
+Deno.bench("encodePng 540×1200", { group: "encode" }, () => {
+  encodePng(agentSized);
+});
+Deno.bench("encodeJpeg q85 706×1568", { group: "encode" }, () => {
+  encodeJpeg(visionSized, 85);
+});
+Deno.bench("encodePng 706×1568", { group: "encode" }, () => {
+  encodePng(visionSized);
+});
+
+Deno.bench("prepareForAgent 1080×2400 → 540×1200 JPEG", { group: "whole" }, () => {
+  prepareForAgent(screen);
+});
+Deno.bench("prepareForVision 1080×2400 → 706×1568 JPEG", { group: "whole" }, () => {
+  prepareForVision(screen);
+});
+Deno.bench("screencap PNG → decode → prepareForAgent → base64", { group: "whole" }, () => {
+  toBase64(prepareForAgent(decodePng(screencapPng)).bytes);
+});
+Deno.bench("toBase64 of the 1080×2400 screencap PNG", { group: "whole" }, () => {
+  toBase64(screencapPng);
+});

@@ -1,0 +1,641 @@
+// Screenshot pixels: PNG and raw-screencap decoding, blank-frame detection, area downscaling and
+// encoding to an image every MCP client and vision model accepts. Pure code: no I/O, no permissions.
+import { decode as fastPngDecode, encode as fastPngEncode } from "fast-png";
+import { encode as jpegJsEncode } from "jpeg-js";
+
+/** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
+export interface RgbaImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+export type ImageErrorCode =
+  | "EMPTY"
+  | "NOT_PNG"
+  | "TRUNCATED"
+  | "CORRUPT"
+  | "BAD_RAW"
+  | "TOO_LARGE";
+
+/** One error type for the pipeline; callers branch on `code`, the model reads `message`. */
+export class ImageError extends Error {
+  override name = "ImageError";
+  readonly code: ImageErrorCode;
+  constructor(code: ImageErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/**
+ * Largest frame we agree to decode. Phones and tablets stay under ~10 MP (a 1440×3200 phone is
+ * 4.6 MP); this bound only stops a corrupt header from asking for gigabytes.
+ */
+const MAX_PIXELS = 40_000_000;
+
+/**
+ * Default base64 budget for an image handed to the agent. The budget counts base64 characters,
+ * not image bytes: MCP carries image content as a base64 string inside JSON-RPC, clients and model
+ * APIs check that string's length (Anthropic's 5 MB per-image limit is on the base64 data), and
+ * vision requests embed the same string in a data URL. 1,000,000 characters ≈ 750 kB of JPEG.
+ */
+export const DEFAULT_MAX_BASE64_BYTES = 1_000_000;
+
+/**
+ * Default long edge for `phone_shot` (the agent's own context). 1280 is below Claude's 1568 px
+ * no-resize bound, so the client never resamples it again, and fits OpenAI high-detail in 6 tiles of
+ * 512 px instead of 8; an image costs ~1k tokens of the agent's context on every look. On a
+ * 1080×2400 phone it is 540×1200 (scale exactly 2): 12 sp text is still ~16 px tall, readable.
+ */
+export const AGENT_MAX_EDGE = 1280;
+
+/** Hard ceiling on the long edge: some MCP clients reject larger images outright. */
+export const ABSOLUTE_MAX_EDGE = 2000;
+
+/**
+ * Vision routes get more pixels: the model's job is to read small text and locate controls, it
+ * sees one image per call, and 1568 px is the largest long edge Claude takes without resampling
+ * (and fits OpenAI's 2048 px high-detail box unchanged). Quality 85 keeps text edges free of the
+ * ringing that makes thin glyphs ambiguous at 75 and below.
+ */
+export const VISION_MAX_EDGE = 1568;
+const VISION_QUALITY = 85;
+
+/** Quality 80 keeps UI text clean at scale 2 and is ~30% smaller than 90 (bench/image_bench.ts). */
+const AGENT_QUALITY = 80;
+
+/** Below this long edge a phone screen stops being readable; we throw rather than go smaller. */
+const MIN_EDGE = 320;
+
+const PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10] as const;
+const IEND = 0x49454e44; // "IEND" as a big-endian u32
+
+function hasPngSignature(bytes: Uint8Array): boolean {
+  if (bytes.length < PNG_SIGNATURE.length) return false;
+  return PNG_SIGNATURE.every((b, i) => bytes[i] === b);
+}
+
+function u32be(bytes: Uint8Array, at: number): number {
+  return ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>>
+    0;
+}
+
+function u32le(bytes: Uint8Array, at: number): number {
+  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>>
+    0;
+}
+
+/**
+ * Offset just past the IEND chunk when the chunk chain runs unbroken from the signature to an
+ * IEND; undefined when the chain runs off the end (a cut transfer) or the bytes are not a PNG.
+ */
+function pngEnd(bytes: Uint8Array): number | undefined {
+  if (!hasPngSignature(bytes)) return undefined;
+  let at: number = PNG_SIGNATURE.length;
+  while (at + 12 <= bytes.length) {
+    const length = u32be(bytes, at);
+    if (length > 0x7fffffff) return undefined; // PNG caps chunk lengths at 2^31-1
+    const end = at + 12 + length;
+    if (end > bytes.length) return undefined;
+    if (u32be(bytes, at + 4) === IEND) return end;
+    at = end;
+  }
+  return undefined;
+}
+
+/**
+ * True when the bytes are one PNG whose chunk chain runs unbroken from the signature to an IEND
+ * chunk ending at the last byte. `adb exec-out screencap -p` exits 0 with a prefix of the PNG when
+ * the link drops mid-transfer, so a whole tail is the proof the frame is whole. Walking the chunk
+ * lengths (~150 steps for a phone screenshot in 8 KiB IDATs, under a microsecond) also rejects a
+ * cut that happens to end in IEND-like bytes.
+ */
+export function isCompletePng(bytes: Uint8Array): boolean {
+  return pngEnd(bytes) === bytes.length;
+}
+
+function printableExcerpt(bytes: Uint8Array): string {
+  const head = bytes.subarray(0, 60);
+  const text = Array.from(head, (b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : "."))
+    .join("");
+  return JSON.stringify(text);
+}
+
+function checkDimensions(width: number, height: number, what: string): void {
+  if (width * height > MAX_PIXELS) {
+    throw new ImageError(
+      "TOO_LARGE",
+      `${what} claims ${width}×${height} pixels, more than the ${MAX_PIXELS} this server decodes; the header is probably corrupt: take the screenshot again`,
+    );
+  }
+}
+
+/**
+ * Decodes a PNG of any colour type and bit depth to RGBA8. Rejects, with a message that says
+ * what to do, empty output (some MIUI builds after long sessions), non-PNG bytes (often adb's own
+ * error text), truncated transfers and corrupt data.
+ */
+export function decodePng(bytes: Uint8Array): RgbaImage {
+  if (bytes.length === 0) {
+    throw new ImageError(
+      "EMPTY",
+      "Screenshot is empty (0 bytes): screencap -p returned nothing, which some builds do after long sessions; take it again, or fall back to raw screencap (without -p)",
+    );
+  }
+  if (!hasPngSignature(bytes)) {
+    throw new ImageError(
+      "NOT_PNG",
+      `Expected a PNG from screencap -p but got ${bytes.length} bytes starting ${
+        printableExcerpt(bytes)
+      }; if that reads as an error, the device could not take the screenshot`,
+    );
+  }
+  const end = pngEnd(bytes);
+  if (end !== undefined && end < bytes.length) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG ends at byte ${end} but ${
+        bytes.length - end
+      } more bytes follow it: something else wrote to the screenshot stream; take the screenshot again`,
+    );
+  }
+  if (end === undefined) {
+    throw new ImageError(
+      "TRUNCATED",
+      `PNG is truncated (${bytes.length} bytes, no IEND chunk at the end): the transfer was cut, usually by a dropped adb link; reconnect and take the screenshot again`,
+    );
+  }
+  // IHDR must be the first chunk: signature(8) + length(4) + "IHDR"(4), then width, height.
+  if (u32be(bytes, 12) === 0x49484452) checkDimensions(u32be(bytes, 16), u32be(bytes, 20), "PNG");
+  let decoded: ReturnType<typeof fastPngDecode>;
+  try {
+    decoded = fastPngDecode(bytes);
+  } catch (error) {
+    const detail = error instanceof Error
+      ? [error.message, error.cause instanceof Error ? error.cause.message : ""]
+        .filter(Boolean).join(": ")
+      : String(error);
+    throw new ImageError(
+      "CORRUPT",
+      `PNG is whole but its data cannot be decoded (${detail}); take the screenshot again`,
+      { cause: error },
+    );
+  }
+  try {
+    return toRgba8(decoded);
+  } catch (error) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG decoded to inconsistent pixel data (${
+        error instanceof Error ? error.message : String(error)
+      }); take the screenshot again`,
+      { cause: error },
+    );
+  }
+}
+
+type FastPngImage = ReturnType<typeof fastPngDecode>;
+
+/** fast-png keeps the file's layout (1–4 channels, 1–16 bits, palette indices); we want RGBA8. */
+function toRgba8(png: FastPngImage): RgbaImage {
+  const { width, height, channels, depth, data, palette, transparency } = png;
+  const count = width * height;
+  if (!palette && depth === 8 && channels === 4 && data instanceof Uint8Array) {
+    return { width, height, data }; // screencap's own layout: nothing to convert
+  }
+  const out = new Uint8Array(count * 4);
+  const maxValue = depth === 16 ? 65535 : (1 << depth) - 1;
+  // Palette flattened to RGBA once; fast-png appends alpha to entries only when tRNS is present.
+  const lut = new Uint8Array(256 * 4);
+  if (palette) {
+    palette.forEach((entry, i) => {
+      lut[i * 4] = entry[0] ?? 0;
+      lut[i * 4 + 1] = entry[1] ?? 0;
+      lut[i * 4 + 2] = entry[2] ?? 0;
+      lut[i * 4 + 3] = entry[3] ?? 255;
+    });
+  } else if (depth <= 8) {
+    for (let v = 0; v <= maxValue; v++) lut[v] = Math.round((v * 255) / maxValue);
+  }
+  const samplesPerRow = width * channels;
+  const rowBytes = depth < 8 ? Math.ceil((samplesPerRow * depth) / 8) : samplesPerRow;
+  const expected = rowBytes * height;
+  if (data.length < expected) {
+    throw new Error(`expected ${expected} samples, got ${data.length}`);
+  }
+  const row = new Uint16Array(samplesPerRow);
+  const key = transparency && !palette ? transparency : undefined;
+  const mask = (1 << depth) - 1;
+  let o = 0;
+  for (let y = 0; y < height; y++) {
+    const base = y * rowBytes;
+    if (depth < 8) {
+      for (let s = 0; s < samplesPerRow; s++) {
+        const bit = s * depth;
+        row[s] = (data[base + (bit >> 3)]! >> (8 - depth - (bit & 7))) & mask;
+      }
+    } else {
+      for (let s = 0; s < samplesPerRow; s++) row[s] = data[base + s]!;
+    }
+    for (let x = 0, s = 0; x < width; x++, s += channels) {
+      if (palette) {
+        const p = row[s]! * 4;
+        out[o] = lut[p]!;
+        out[o + 1] = lut[p + 1]!;
+        out[o + 2] = lut[p + 2]!;
+        out[o + 3] = lut[p + 3]!;
+      } else {
+        const grey = channels <= 2;
+        const r = row[s]!;
+        const g = grey ? r : row[s + 1]!;
+        const b = grey ? r : row[s + 2]!;
+        const a = channels === 2 ? row[s + 1]! : channels === 4 ? row[s + 3]! : maxValue;
+        const keyed = key !== undefined &&
+          (grey ? r === key[0] : r === key[0] && g === key[1] && b === key[2]);
+        out[o] = depth === 16 ? r >> 8 : lut[r]!;
+        out[o + 1] = depth === 16 ? g >> 8 : lut[g]!;
+        out[o + 2] = depth === 16 ? b >> 8 : lut[b]!;
+        out[o + 3] = keyed ? 0 : depth === 16 ? a >> 8 : lut[a]!;
+      }
+      o += 4;
+    }
+  }
+  return { width, height, data: out };
+}
+
+/** Android PixelFormat values screencap writes in its raw header (ui/PixelFormat.h). */
+const RAW_FORMATS: Record<number, { name: string; bytesPerPixel: number }> = {
+  1: { name: "RGBA_8888", bytesPerPixel: 4 },
+  2: { name: "RGBX_8888", bytesPerPixel: 4 },
+  3: { name: "RGB_888", bytesPerPixel: 3 },
+  4: { name: "RGB_565", bytesPerPixel: 2 },
+  5: { name: "BGRA_8888", bytesPerPixel: 4 },
+};
+
+/**
+ * Decodes `screencap` without -p: little-endian u32 width, height, format, then (API 28+) a u32
+ * colour space, then tightly packed pixels. The header size is whichever of 12 or 16 makes the
+ * total add up, so the API level need not be known.
+ */
+export function decodeRawScreencap(bytes: Uint8Array): RgbaImage {
+  if (bytes.length < 12) {
+    throw new ImageError(
+      "BAD_RAW",
+      `Raw screencap is ${bytes.length} bytes, shorter than its 12-byte header; the device returned no frame: take it again`,
+    );
+  }
+  const width = u32le(bytes, 0);
+  const height = u32le(bytes, 4);
+  const format = u32le(bytes, 8);
+  const spec = RAW_FORMATS[format];
+  if (!spec) {
+    throw new ImageError(
+      "BAD_RAW",
+      `Raw screencap uses pixel format ${format}, which this server does not read (known: ${
+        Object.entries(RAW_FORMATS).map(([k, v]) => `${k} ${v.name}`).join(", ")
+      }); use screencap -p (PNG) on this device`,
+    );
+  }
+  if (width === 0 || height === 0) {
+    throw new ImageError(
+      "BAD_RAW",
+      `Raw screencap header says ${width}×${height}: the display gave no frame (screen off or display not ready); wake the screen and take it again`,
+    );
+  }
+  checkDimensions(width, height, "Raw screencap");
+  const pixelBytes = width * height * spec.bytesPerPixel;
+  const header = bytes.length - pixelBytes;
+  if (header !== 12 && header !== 16) {
+    const code = header < 12 ? "TRUNCATED" : "BAD_RAW";
+    throw new ImageError(
+      code,
+      `Raw screencap of ${width}×${height} ${spec.name} should be ${12 + pixelBytes} or ${
+        16 + pixelBytes
+      } bytes but is ${bytes.length}; ${
+        code === "TRUNCATED"
+          ? "the transfer was cut: reconnect and take it again"
+          : "the stream is not a raw screencap (or has extra output mixed in): use screencap -p"
+      }`,
+    );
+  }
+  const src = bytes.subarray(header);
+  const count = width * height;
+  if (format === 1) return { width, height, data: src.slice() };
+  const out = new Uint8Array(count * 4);
+  switch (format) {
+    case 2: // RGBX: the X byte is undefined, not alpha
+      out.set(src);
+      for (let i = 3; i < out.length; i += 4) out[i] = 255;
+      break;
+    case 5:
+      for (let i = 0; i < out.length; i += 4) {
+        out[i] = src[i + 2]!;
+        out[i + 1] = src[i + 1]!;
+        out[i + 2] = src[i]!;
+        out[i + 3] = src[i + 3]!;
+      }
+      break;
+    case 3:
+      for (let i = 0, j = 0; i < count; i++, j += 3) {
+        out[i * 4] = src[j]!;
+        out[i * 4 + 1] = src[j + 1]!;
+        out[i * 4 + 2] = src[j + 2]!;
+        out[i * 4 + 3] = 255;
+      }
+      break;
+    case 4:
+      for (let i = 0, j = 0; i < count; i++, j += 2) {
+        const v = src[j]! | (src[j + 1]! << 8);
+        const r = v >> 11, g = (v >> 5) & 63, b = v & 31;
+        // Replicating the top bits maps 31→255 and 63→255 exactly, unlike a plain shift.
+        out[i * 4] = (r << 3) | (r >> 2);
+        out[i * 4 + 1] = (g << 2) | (g >> 4);
+        out[i * 4 + 2] = (b << 3) | (b >> 2);
+        out[i * 4 + 3] = 255;
+      }
+      break;
+  }
+  return { width, height, data: out };
+}
+
+function isOpaque(img: RgbaImage): boolean {
+  const { data } = img;
+  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return false;
+  return true;
+}
+
+/**
+ * Lossless PNG. Opaque images (every screenshot) are written as RGB: a quarter less data to
+ * compress, so smaller and faster than RGBA.
+ */
+export function encodePng(img: RgbaImage): Uint8Array {
+  const { width, height, data } = img;
+  if (!isOpaque(img)) return fastPngEncode({ width, height, data, channels: 4, depth: 8 });
+  const rgb = new Uint8Array(width * height * 3);
+  for (let i = 0, j = 0; i < data.length; i += 4, j += 3) {
+    rgb[j] = data[i]!;
+    rgb[j + 1] = data[i + 1]!;
+    rgb[j + 2] = data[i + 2]!;
+  }
+  return fastPngEncode({ width, height, data: rgb, channels: 3, depth: 8 });
+}
+
+/** Baseline JPEG, 4:4:4 (jpeg-js does not subsample chroma, which keeps coloured text sharp). */
+export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
+  const out = jpegJsEncode({ width: img.width, height: img.height, data: img.data }, quality);
+  return new Uint8Array(out.data); // jpeg-js hands back a Node Buffer; callers get a plain array
+}
+
+/**
+ * "black" or "uniform" when every pixel has one colour (±2 per channel, which absorbs dithering):
+ * what a FLAG_SECURE window or a switched-off screen gives. A sparse grid rejects real screens in
+ * microseconds; only a frame that passes the grid is scanned in full, so a dark-mode screen with
+ * one line of light text is never called blank.
+ */
+export function blankFrameKind(img: RgbaImage): "black" | "uniform" | null {
+  const { width, height, data } = img;
+  if (width === 0 || height === 0) return "black";
+  const r0 = data[0]!, g0 = data[1]!, b0 = data[2]!;
+  const tolerance = 2;
+  const differs = (p: number) =>
+    Math.abs(data[p]! - r0) > tolerance || Math.abs(data[p + 1]! - g0) > tolerance ||
+    Math.abs(data[p + 2]! - b0) > tolerance;
+  const step = 16;
+  for (let y = step >> 1; y < height; y += step) {
+    for (let x = step >> 1; x < width; x += step) if (differs((y * width + x) * 4)) return null;
+  }
+  for (let p = 0; p < data.length; p += 4) if (differs(p)) return null;
+  return Math.max(r0, g0, b0) <= 8 ? "black" : "uniform";
+}
+
+/**
+ * Per output index, the source indices it covers and their coverage weights (summing to 1):
+ * box-filter area averaging, exact for fractional factors. Flat arrays so the inner loops do no
+ * allocation.
+ */
+function boxWeights(src: number, dst: number) {
+  const factor = src / dst;
+  const start = new Int32Array(dst + 1); // offsets into index/weight
+  const index: number[] = [];
+  const weight: number[] = [];
+  for (let i = 0; i < dst; i++) {
+    start[i] = index.length;
+    const a = i * factor;
+    const b = Math.min(src, (i + 1) * factor);
+    for (let s = Math.floor(a); s < Math.ceil(b); s++) {
+      const cover = Math.min(b, s + 1) - Math.max(a, s);
+      if (cover > 1e-9) {
+        index.push(s);
+        weight.push(cover / factor);
+      }
+    }
+  }
+  start[dst] = index.length;
+  return { start, index: Int32Array.from(index), weight: Float32Array.from(weight) };
+}
+
+/**
+ * Area-averaging downscale to exactly `width`×`height` (never larger than the source). Averaging
+ * every covered source pixel keeps 1-px text strokes and hairlines as grey instead of dropping
+ * them, which point or bilinear sampling does at factors above 2. Vertical pass first into one
+ * float row, then horizontal, so memory is one source row of floats.
+ */
+export function downscale(img: RgbaImage, width: number, height: number): RgbaImage {
+  if (width > img.width || height > img.height || width < 1 || height < 1) {
+    throw new RangeError(
+      `downscale: ${img.width}×${img.height} → ${width}×${height} is not a reduction`,
+    );
+  }
+  if (width === img.width && height === img.height) return img;
+  const src = img.data;
+  const rowLen = img.width * 4;
+  const ys = boxWeights(img.height, height);
+  const xs = boxWeights(img.width, width);
+  const acc = new Float32Array(rowLen);
+  const out = new Uint8Array(width * height * 4);
+  let o = 0;
+  for (let oy = 0; oy < height; oy++) {
+    acc.fill(0);
+    for (let t = ys.start[oy]!; t < ys.start[oy + 1]!; t++) {
+      const w = ys.weight[t]!;
+      const base = ys.index[t]! * rowLen;
+      for (let i = 0; i < rowLen; i++) acc[i]! += src[base + i]! * w;
+    }
+    for (let ox = 0; ox < width; ox++) {
+      let r = 0, g = 0, b = 0, a = 0;
+      for (let t = xs.start[ox]!; t < xs.start[ox + 1]!; t++) {
+        const w = xs.weight[t]!;
+        const p = xs.index[t]! * 4;
+        r += acc[p]! * w;
+        g += acc[p + 1]! * w;
+        b += acc[p + 2]! * w;
+        a += acc[p + 3]! * w;
+      }
+      // Weights sum to 1, so each value is within [0, 255 + float noise]; +0.5 rounds.
+      out[o] = Math.min(255, r + 0.5);
+      out[o + 1] = Math.min(255, g + 0.5);
+      out[o + 2] = Math.min(255, b + 0.5);
+      out[o + 3] = Math.min(255, a + 0.5);
+      o += 4;
+    }
+  }
+  return { width, height, data: out };
+}
+
+/** What `phone_shot` and the vision routes send. */
+export interface AgentImage {
+  bytes: Uint8Array;
+  mimeType: "image/jpeg" | "image/png";
+  width: number;
+  height: number;
+  /** Multiply image px by this to get device px (the UI tree's space). */
+  scale: number;
+  /** The screenshot's own size: the device's pixels in its current orientation. */
+  sourceWidth: number;
+  sourceHeight: number;
+}
+
+export interface PrepareOptions {
+  /** Longest edge of the result in px; never upscales; capped at ABSOLUTE_MAX_EDGE. */
+  maxEdge?: number;
+  /** Budget on the base64 text of the result (what travels); see DEFAULT_MAX_BASE64_BYTES. */
+  maxBase64Bytes?: number;
+  /** Starting JPEG quality; lowered step by step when over budget. */
+  quality?: number;
+}
+
+/** Length of standard padded base64 for `n` bytes. */
+export function base64Length(n: number): number {
+  return Math.ceil(n / 3) * 4;
+}
+
+/**
+ * Image-to-device factor for fitting `maxEdge`. With `snap`, rounded up to a quarter step so the
+ * agent multiplies by 2 or 2.5 rather than 1.875 (fewer arithmetic slips when it taps from the
+ * image). Common phones land on the step anyway (2400→1200 ×2, 3200→1280 ×2.5, 1600→1280
+ * ×1.25); the worst case, a long edge just over `maxEdge`, gives up a fifth of the edge.
+ */
+function fitScale(width: number, height: number, maxEdge: number, snap: boolean): number {
+  const exact = Math.max(1, Math.max(width, height) / maxEdge);
+  return snap ? Math.ceil(exact * 4 - 1e-9) / 4 : exact;
+}
+
+/**
+ * Share of pixels equal to their left neighbour. Flat UI (settings, chats, lists) sits above 0.9
+ * after downscaling and is smaller as PNG than as JPEG; a screen with a photo area drops to ~0.67
+ * and its PNG is 6× the JPEG (bench/image_bench.ts), so we only try PNG above FLAT_SHARE.
+ */
+function flatShare(img: RgbaImage): number {
+  const { data } = img;
+  let same = 0;
+  for (let p = 4; p < data.length; p += 4) {
+    if (data[p] === data[p - 4] && data[p + 1] === data[p - 3] && data[p + 2] === data[p - 2]) {
+      same++;
+    }
+  }
+  return same / (img.width * img.height);
+}
+const FLAT_SHARE = 0.85;
+
+function prepare(
+  img: RgbaImage,
+  maxEdge: number,
+  maxBase64Bytes: number,
+  quality: number,
+  snap: boolean,
+): AgentImage {
+  if (img.width < 1 || img.height < 1) {
+    throw new ImageError("CORRUPT", `Image is ${img.width}×${img.height}: nothing to send`);
+  }
+  let edge = Math.min(Math.floor(maxEdge), ABSOLUTE_MAX_EDGE, Math.max(img.width, img.height));
+  let lastSize = 0;
+  let lastTry = "";
+  // A round shrinks the edge by at least 15%, from at most 2000 px down to MIN_EDGE: the loop
+  // ends within 12 rounds; 24 is only a backstop.
+  for (let round = 0; round < 24; round++) {
+    const scale = fitScale(img.width, img.height, edge, snap);
+    const width = Math.max(1, Math.round(img.width / scale));
+    const height = Math.max(1, Math.round(img.height / scale));
+    const resized = downscale(img, width, height);
+    const result = (bytes: Uint8Array, mimeType: AgentImage["mimeType"]): AgentImage => ({
+      bytes,
+      mimeType,
+      width,
+      height,
+      scale,
+      sourceWidth: img.width,
+      sourceHeight: img.height,
+    });
+    // Lossless wins whenever it is no bigger: text stays exact for the model reading it.
+    const png = flatShare(resized) >= FLAT_SHARE ? encodePng(resized) : undefined;
+    const pngFits = png !== undefined && base64Length(png.length) <= maxBase64Bytes;
+    for (const q of [quality, Math.max(50, quality - 20)]) {
+      const jpeg = encodeJpeg(resized, q);
+      if (png && pngFits && png.length <= jpeg.length) return result(png, "image/png");
+      lastSize = base64Length(jpeg.length);
+      lastTry = `${width}×${height} JPEG q${q}: ${lastSize}`;
+      if (lastSize <= maxBase64Bytes) return result(jpeg, "image/jpeg");
+      if (png && pngFits) return result(png, "image/png");
+      if (q <= 50) break;
+    }
+    // JPEG size grows about linearly with pixel count: aim just under the budget.
+    const shrink = Math.min(0.85, Math.sqrt((maxBase64Bytes / lastSize) * 0.9));
+    const next = Math.floor(Math.max(width, height) * shrink);
+    if (next < MIN_EDGE) break;
+    edge = next;
+  }
+  throw new ImageError(
+    "TOO_LARGE",
+    `Cannot fit a ${img.width}×${img.height} screenshot in ${maxBase64Bytes} base64 bytes without going below ${MIN_EDGE} px on the long edge (last try ${lastTry}); raise the byte budget`,
+  );
+}
+
+/**
+ * The screenshot as `phone_shot` hands it to the agent. Long edge at most `maxEdge` (default
+ * AGENT_MAX_EDGE, scale rounded up to a quarter step, never upscaled). JPEG q80, or PNG when the
+ * screen is flat UI and PNG comes out no bigger (lossless text for free). Base64 stays within
+ * `maxBase64Bytes`: quality, then size, stepped down until it fits; TOO_LARGE rather than exceed.
+ */
+export function prepareForAgent(img: RgbaImage, opts: PrepareOptions = {}): AgentImage {
+  return prepare(
+    img,
+    opts.maxEdge ?? AGENT_MAX_EDGE,
+    opts.maxBase64Bytes ?? DEFAULT_MAX_BASE64_BYTES,
+    opts.quality ?? AGENT_QUALITY,
+    true,
+  );
+}
+
+/**
+ * The screenshot for a vision model: long edge VISION_MAX_EDGE with the exact scale (the vision
+ * prompt states the real screen size, so no round factor is needed), JPEG q85 or a smaller PNG,
+ * same budget rules as prepareForAgent.
+ */
+export function prepareForVision(img: RgbaImage, opts: PrepareOptions = {}): AgentImage {
+  return prepare(
+    img,
+    opts.maxEdge ?? VISION_MAX_EDGE,
+    opts.maxBase64Bytes ?? DEFAULT_MAX_BASE64_BYTES,
+    opts.quality ?? VISION_QUALITY,
+    false,
+  );
+}
+
+/**
+ * The sentence that travels next to the image so the agent taps in device pixels, e.g.
+ * "Screenshot 540×1200 of a 1080×2400 screen: multiply image x,y by 2 to get tap coordinates."
+ */
+export function scaleNote(img: AgentImage): string {
+  const factor = Number(img.scale.toFixed(4));
+  const size =
+    `Screenshot ${img.width}×${img.height} of a ${img.sourceWidth}×${img.sourceHeight} screen`;
+  return factor === 1
+    ? `${size}: image x,y are device pixels; tap them as they are.`
+    : `${size}: multiply image x,y by ${factor} to get device pixels for taps and swipes.`;
+}
+
+/** Base64 via the built-in (native, ~60 ms for 8 MB); no per-byte string building. */
+export function toBase64(bytes: Uint8Array): string {
+  return bytes.toBase64();
+}

@@ -1,0 +1,498 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { encode as fastPngEncode } from "fast-png";
+import { decode as jpegDecode } from "jpeg-js";
+import {
+  ABSOLUTE_MAX_EDGE,
+  base64Length,
+  blankFrameKind,
+  decodePng,
+  decodeRawScreencap,
+  DEFAULT_MAX_BASE64_BYTES,
+  downscale,
+  encodeJpeg,
+  encodePng,
+  ImageError,
+  type ImageErrorCode,
+  isCompletePng,
+  prepareForAgent,
+  prepareForVision,
+  type RgbaImage,
+  scaleNote,
+  toBase64,
+} from "../lib/image.ts";
+import { insertChunkBeforeIdat, writeFilteredPng } from "./fixtures/images/png_writer.ts";
+import {
+  darkScreenWithText,
+  noiseScreen,
+  syntheticScreen,
+  uniformScreen,
+} from "./fixtures/images/synthetic_screen.ts";
+
+function pure(name: string, fn: () => void): void {
+  Deno.test({ name, permissions: "none", fn });
+}
+
+function throwsCode(fn: () => unknown, code: ImageErrorCode, mentions?: RegExp): void {
+  assert.throws(fn, (error: unknown) => {
+    assert.ok(error instanceof ImageError, `expected ImageError, got ${error}`);
+    assert.equal(error.code, code, error.message);
+    if (mentions) assert.match(error.message, mentions);
+    return true;
+  });
+}
+
+function pixel(img: RgbaImage, x: number, y: number): number[] {
+  const p = (y * img.width + x) * 4;
+  return Array.from(img.data.subarray(p, p + 4));
+}
+
+/** Small image with every pixel different and some translucency, to catch channel mix-ups. */
+function gradient(width: number, height: number, alpha = true): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = (y * width + x) * 4;
+      data.set([(x * 7) & 255, (y * 13) & 255, (x * y) & 255, alpha ? (x + y) & 255 : 255], p);
+    }
+  }
+  return { width, height, data };
+}
+
+function rawScreencap(
+  width: number,
+  height: number,
+  format: number,
+  pixels: number[],
+  headerBytes: 12 | 16,
+): Uint8Array {
+  const out = new Uint8Array(headerBytes + pixels.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, width, true);
+  view.setUint32(4, height, true);
+  view.setUint32(8, format, true);
+  if (headerBytes === 16) view.setUint32(12, 143261696, true); // HAL_DATASPACE_SRGB
+  out.set(pixels, headerBytes);
+  return out;
+}
+
+// --- PNG decoding ---------------------------------------------------------------------------
+
+pure("decodePng round-trips encodePng for a translucent RGBA image", () => {
+  const img = gradient(37, 23);
+  const back = decodePng(encodePng(img));
+  assert.equal(back.width, 37);
+  assert.equal(back.height, 23);
+  assert.deepEqual(back.data, img.data);
+});
+
+pure("decodePng reads a PNG that is a view into a larger buffer", () => {
+  const png = encodePng(gradient(9, 5));
+  const backing = new Uint8Array(png.length + 7);
+  backing.set(png, 3);
+  assert.deepEqual(decodePng(backing.subarray(3, 3 + png.length)).data, gradient(9, 5).data);
+});
+
+pure("encodePng writes opaque images as RGB and they decode back to the same RGBA", () => {
+  const img = gradient(40, 30, false);
+  const png = encodePng(img);
+  assert.equal(png[25], 2, "IHDR colour type 2 (truecolour, no alpha)");
+  assert.deepEqual(decodePng(png).data, img.data);
+});
+
+pure("decodePng reads a phone-style PNG with adaptive row filters and 8 KiB IDAT chunks", () => {
+  const screen = syntheticScreen(270, 600);
+  const png = writeFilteredPng(screen);
+  assert.deepEqual(decodePng(png).data, screen.data);
+});
+
+pure("decodePng converts greyscale at 1, 2, 4, 8 and 16 bits to RGBA8", () => {
+  // One row of 4 pixels: black, dark, light, white in each depth's own scale.
+  const cases: Array<[1 | 2 | 4 | 8 | 16, Uint8Array | Uint16Array]> = [
+    [1, Uint8Array.of(0b0011_0000)],
+    [2, Uint8Array.of(0b00_01_10_11)],
+    [4, Uint8Array.of(0x05, 0xaf)],
+    [8, Uint8Array.of(0, 85, 170, 255)],
+    [16, Uint16Array.of(0, 21845, 43690, 65535)],
+  ];
+  const expected: Record<number, number[]> = {
+    1: [0, 0, 255, 255],
+    2: [0, 85, 170, 255],
+    4: [0, 85, 170, 255],
+    8: [0, 85, 170, 255],
+    16: [0, 85, 170, 255],
+  };
+  for (const [depth, data] of cases) {
+    const png = fastPngEncode({ width: 4, height: 1, data, channels: 1, depth });
+    const img = decodePng(png);
+    const greys = [0, 1, 2, 3].map((x) => pixel(img, x, 0));
+    assert.deepEqual(greys.map((p) => p[0]), expected[depth], `depth ${depth}`);
+    assert.ok(greys.every((p) => p[0] === p[1] && p[1] === p[2] && p[3] === 255), `depth ${depth}`);
+  }
+});
+
+pure("decodePng converts grey+alpha and 16-bit RGBA to RGBA8", () => {
+  const ga = decodePng(fastPngEncode({
+    width: 2,
+    height: 1,
+    data: Uint8Array.of(10, 20, 200, 255),
+    channels: 2,
+    depth: 8,
+  }));
+  assert.deepEqual([pixel(ga, 0, 0), pixel(ga, 1, 0)], [[10, 10, 10, 20], [200, 200, 200, 255]]);
+  const rgba16 = decodePng(fastPngEncode({
+    width: 1,
+    height: 1,
+    data: Uint16Array.of(0xffff, 0x8000, 0x0100, 0x7fff),
+    channels: 4,
+    depth: 16,
+  }));
+  assert.deepEqual(pixel(rgba16, 0, 0), [255, 128, 1, 127]);
+});
+
+pure("decodePng expands palette images at 2 and 8 bits, applying tRNS alpha", () => {
+  const palette = [[255, 0, 0, 128], [0, 255, 0, 0], [0, 0, 255, 255]];
+  const p8 = decodePng(fastPngEncode({
+    width: 3,
+    height: 1,
+    data: Uint8Array.of(0, 1, 2),
+    channels: 1,
+    depth: 8,
+    palette,
+  }));
+  assert.deepEqual([0, 1, 2].map((x) => pixel(p8, x, 0)), palette);
+  const p2 = decodePng(fastPngEncode({
+    width: 3,
+    height: 1,
+    data: Uint8Array.of(0b10_01_00_00),
+    channels: 1,
+    depth: 2,
+    palette,
+  }));
+  assert.deepEqual([0, 1, 2].map((x) => pixel(p2, x, 0)), [palette[2], palette[1], palette[0]]);
+});
+
+pure("decodePng makes the tRNS key colour of an RGB PNG transparent", () => {
+  // 2×2 rather than 2×1: fast-png checks a key's three u16 values against the pixel count.
+  const rgb = fastPngEncode({
+    width: 2,
+    height: 2,
+    data: Uint8Array.of(1, 2, 3, 4, 5, 6, 4, 5, 7, 4, 5, 6),
+    channels: 3,
+    depth: 8,
+  });
+  const keyed = insertChunkBeforeIdat(rgb, "tRNS", Uint8Array.of(0, 4, 0, 5, 0, 6));
+  const img = decodePng(keyed);
+  assert.deepEqual([pixel(img, 0, 0), pixel(img, 1, 0), pixel(img, 0, 1), pixel(img, 1, 1)], [
+    [1, 2, 3, 255],
+    [4, 5, 6, 0],
+    [4, 5, 7, 255],
+    [4, 5, 6, 0],
+  ]);
+});
+
+pure("decodePng reads Adam7-interlaced PNGs", () => {
+  const img = gradient(19, 11);
+  const png = fastPngEncode({ ...img, channels: 4, depth: 8 }, { interlace: "Adam7" });
+  assert.deepEqual(decodePng(png).data, img.data);
+});
+
+// --- whole or cut ----------------------------------------------------------------------------
+
+pure("isCompletePng is true for whole PNGs from both writers", () => {
+  const screen = syntheticScreen(200, 400);
+  assert.ok(isCompletePng(writeFilteredPng(screen)));
+  assert.ok(isCompletePng(encodePng(screen)));
+});
+
+pure("a PNG cut anywhere, from the signature to the IEND CRC, is caught as TRUNCATED", () => {
+  const png = writeFilteredPng(syntheticScreen(540, 1200));
+  const idatCount = (() => {
+    let n = 0;
+    for (let i = 0; i + 4 <= png.length; i++) {
+      if (png[i] === 73 && png[i + 1] === 68 && png[i + 2] === 65 && png[i + 3] === 84) n++;
+    }
+    return n;
+  })();
+  assert.ok(idatCount > 3, "fixture should span several IDAT chunks");
+  const firstIdatEnd = 8 + 25 + 12 + 8192; // signature, IHDR, one full 8 KiB IDAT
+  const cuts = [
+    8, // signature only
+    20, // inside IHDR
+    33, // right after IHDR
+    1000, // inside the first IDAT
+    firstIdatEnd, // exactly on a chunk boundary: the chain is valid so far but has no IEND
+    firstIdatEnd + 6, // inside the next chunk's header
+    Math.floor(png.length / 2), // mid-IDAT
+    png.length - 13, // last IDAT missing its final CRC byte
+    png.length - 12, // just before IEND
+    png.length - 4, // IEND without its CRC
+    png.length - 1,
+  ];
+  for (const cut of cuts) {
+    const part = png.subarray(0, cut);
+    assert.equal(isCompletePng(part), false, `cut at ${cut}`);
+    throwsCode(() => decodePng(part), "TRUNCATED", /reconnect/);
+  }
+});
+
+pure("decodePng refuses empty output, adb error text and non-PNG bytes with distinct codes", () => {
+  throwsCode(() => decodePng(new Uint8Array(0)), "EMPTY", /raw screencap/);
+  const text = new TextEncoder().encode("error: closed\n");
+  throwsCode(() => decodePng(text), "NOT_PNG", /error: closed/);
+  assert.equal(isCompletePng(text), false);
+  const jpeg = encodeJpeg(gradient(8, 8), 80);
+  throwsCode(() => decodePng(jpeg), "NOT_PNG");
+});
+
+pure("decodePng reports bytes after IEND as stray output, not as a cut transfer", () => {
+  const png = encodePng(gradient(4, 4));
+  const extra = new Uint8Array(png.length + 5);
+  extra.set(png);
+  assert.equal(isCompletePng(extra), false);
+  throwsCode(() => decodePng(extra), "CORRUPT", /5 more bytes/);
+});
+
+pure("decodePng reports damaged image data as CORRUPT and absurd sizes as TOO_LARGE", () => {
+  const png = writeFilteredPng(gradient(64, 64));
+  const damaged = png.slice();
+  damaged.fill(0xa5, 8 + 25 + 8 + 2, 8 + 25 + 8 + 200); // scribble over the zlib stream
+  throwsCode(() => decodePng(damaged), "CORRUPT", /take the screenshot again/);
+  const huge = png.slice();
+  new DataView(huge.buffer).setUint32(16, 100_000); // IHDR width
+  new DataView(huge.buffer).setUint32(20, 100_000); // IHDR height
+  throwsCode(() => decodePng(huge), "TOO_LARGE");
+});
+
+// --- raw screencap ---------------------------------------------------------------------------
+
+pure("decodeRawScreencap reads RGBA_8888 after a 12-byte and after a 16-byte header", () => {
+  const pixels = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+  for (const header of [12, 16] as const) {
+    const img = decodeRawScreencap(rawScreencap(2, 2, 1, pixels, header));
+    assert.equal(img.width, 2);
+    assert.equal(img.height, 2);
+    assert.deepEqual(Array.from(img.data), pixels, `${header}-byte header`);
+  }
+});
+
+pure("decodeRawScreencap forces RGBX alpha opaque and swaps BGRA", () => {
+  const rgbx = decodeRawScreencap(rawScreencap(1, 2, 2, [1, 2, 3, 0, 4, 5, 6, 77], 16));
+  assert.deepEqual(Array.from(rgbx.data), [1, 2, 3, 255, 4, 5, 6, 255]);
+  const bgra = decodeRawScreencap(rawScreencap(1, 1, 5, [30, 20, 10, 200], 12));
+  assert.deepEqual(Array.from(bgra.data), [10, 20, 30, 200]);
+});
+
+pure("decodeRawScreencap expands RGB_888 and RGB_565 to full-range RGBA8", () => {
+  const rgb = decodeRawScreencap(rawScreencap(2, 1, 3, [1, 2, 3, 4, 5, 6], 16));
+  assert.deepEqual(Array.from(rgb.data), [1, 2, 3, 255, 4, 5, 6, 255]);
+  // Little-endian u16: red 0xF800, green 0x07E0, blue 0x001F, white, black, mid grey 0x8410.
+  const words = [0xf800, 0x07e0, 0x001f, 0xffff, 0x0000, 0x8410];
+  const bytes = words.flatMap((w) => [w & 255, w >> 8]);
+  for (const header of [12, 16] as const) {
+    const img = decodeRawScreencap(rawScreencap(3, 2, 4, bytes, header));
+    assert.deepEqual([0, 1, 2].flatMap((x) => [pixel(img, x, 0), pixel(img, x, 1)]), [
+      [255, 0, 0, 255],
+      [255, 255, 255, 255],
+      [0, 255, 0, 255],
+      [0, 0, 0, 255],
+      [0, 0, 255, 255],
+      [132, 130, 132, 255],
+    ]);
+  }
+});
+
+pure("decodeRawScreencap names unknown formats, wrong lengths and cut transfers", () => {
+  throwsCode(() => decodeRawScreencap(new Uint8Array(8)), "BAD_RAW", /12-byte header/);
+  throwsCode(
+    () => decodeRawScreencap(rawScreencap(1, 1, 22, [0, 0, 0, 0, 0, 0, 0, 0], 16)),
+    "BAD_RAW",
+    /format 22.*4 RGB_565/,
+  );
+  throwsCode(() => decodeRawScreencap(rawScreencap(0, 5, 1, [], 16)), "BAD_RAW", /0×5/);
+  const whole = rawScreencap(4, 4, 1, new Array(64).fill(9), 16);
+  throwsCode(() => decodeRawScreencap(whole.subarray(0, 40)), "TRUNCATED", /reconnect/);
+  const padded = new Uint8Array(whole.length + 100);
+  padded.set(whole);
+  throwsCode(() => decodeRawScreencap(padded), "BAD_RAW", /should be 76 or 80 bytes but is 180/);
+});
+
+// --- blank frames ----------------------------------------------------------------------------
+
+pure("blankFrameKind calls a FLAG_SECURE-style all-black frame black", () => {
+  assert.equal(blankFrameKind(uniformScreen(1080, 2400, [0, 0, 0])), "black");
+});
+
+pure("blankFrameKind calls a single-colour grey frame uniform, dithering included", () => {
+  const grey = uniformScreen(720, 1600, [128, 128, 128]);
+  grey.data[4 * 1234] = 130; // ±2 dithering noise is still one colour
+  assert.equal(blankFrameKind(grey), "uniform");
+});
+
+pure("blankFrameKind does not call a dark-mode screen with one line of text blank", () => {
+  assert.equal(blankFrameKind(darkScreenWithText()), null);
+});
+
+pure("blankFrameKind finds a single light pixel that falls between its sample grid points", () => {
+  const dark = uniformScreen(1080, 2400, [18, 18, 18]);
+  const p = (2001 * 1080 + 1) * 4; // row 2001, column 1: off the 16-px grid
+  dark.data.set([230, 230, 230], p);
+  assert.equal(blankFrameKind(dark), null);
+});
+
+pure("blankFrameKind passes an ordinary screen", () => {
+  assert.equal(blankFrameKind(syntheticScreen(540, 1200)), null);
+});
+
+// --- downscale -------------------------------------------------------------------------------
+
+pure("downscale averages every covered pixel, including fractional coverage", () => {
+  const checker = { width: 4, height: 4, data: new Uint8Array(64) };
+  for (let i = 0; i < 16; i++) {
+    const v = ((i & 3) + (i >> 2)) % 2 ? 255 : 0;
+    checker.data.set([v, v, v, 255], i * 4);
+  }
+  const half = downscale(checker, 2, 2);
+  assert.ok(Array.from(half.data).every((v, i) => v === (i % 4 === 3 ? 255 : 128)));
+  // Three source columns into two: each output covers 1.5 source pixels.
+  const row = {
+    width: 3,
+    height: 1,
+    data: Uint8Array.of(0, 0, 0, 255, 90, 90, 90, 255, 180, 180, 180, 255),
+  };
+  const two = downscale(row, 2, 1);
+  assert.deepEqual([pixel(two, 0, 0)[0], pixel(two, 1, 0)[0]], [30, 150]);
+});
+
+pure("downscale refuses to enlarge", () => {
+  assert.throws(() => downscale(gradient(10, 10), 11, 10), RangeError);
+});
+
+// --- prepareForAgent / prepareForVision ------------------------------------------------------
+
+function assertScaleMaps(name: string, a: ReturnType<typeof prepareForAgent>): void {
+  // Mapping the image's far edge back must land within one image pixel of the device's edge.
+  assert.ok(Math.abs(a.width * a.scale - a.sourceWidth) <= a.scale / 2 + 1e-9, `${name} width`);
+  assert.ok(Math.abs(a.height * a.scale - a.sourceHeight) <= a.scale / 2 + 1e-9, `${name} height`);
+}
+
+pure("prepareForAgent gives a round device-pixel factor for common phone sizes", () => {
+  const cases: Array<[number, number, number, number, number]> = [
+    // source w, h → image w, h, scale
+    [1080, 2400, 540, 1200, 2],
+    [2400, 1080, 1200, 540, 2], // landscape
+    [1440, 3200, 576, 1280, 2.5],
+    [1080, 2340, 540, 1170, 2],
+    [720, 1600, 576, 1280, 1.25],
+    [1000, 1999, 571, 1142, 1.75],
+  ];
+  for (const [w, h, ew, eh, scale] of cases) {
+    const a = prepareForAgent(syntheticScreen(w, h, { photo: false }));
+    assert.deepEqual([a.width, a.height, a.scale], [ew, eh, scale], `${w}×${h}`);
+    assert.equal(Math.max(a.width, a.height) <= 1280, true);
+    assertScaleMaps(`${w}×${h}`, a);
+  }
+});
+
+pure("prepareForVision keeps the exact factor at a 1568 px long edge", () => {
+  const v = prepareForVision(syntheticScreen(1080, 2400));
+  assert.deepEqual([v.width, v.height], [706, 1568]);
+  assert.ok(Math.abs(v.scale - 2400 / 1568) < 1e-9);
+  assertScaleMaps("vision", v);
+});
+
+pure("prepareForAgent never upscales a small image", () => {
+  const small = syntheticScreen(300, 500);
+  for (const a of [prepareForAgent(small), prepareForAgent(small, { maxEdge: 4000 })]) {
+    assert.deepEqual([a.width, a.height, a.scale], [300, 500, 1]);
+  }
+  assert.match(scaleNote(prepareForAgent(small)), /are device pixels/);
+});
+
+pure("prepareForAgent caps the long edge at 2000 whatever maxEdge asks for", () => {
+  const a = prepareForAgent(syntheticScreen(1440, 3200, { photo: false }), { maxEdge: 5000 });
+  assert.ok(Math.max(a.width, a.height) <= ABSOLUTE_MAX_EDGE);
+  assertScaleMaps("capped", a);
+});
+
+pure("prepareForAgent sends JPEG for a screen with a photo and PNG for flat UI", () => {
+  const photo = prepareForAgent(syntheticScreen(1080, 2400));
+  assert.equal(photo.mimeType, "image/jpeg");
+  const decoded = jpegDecode(photo.bytes, { useTArray: true });
+  assert.deepEqual([decoded.width, decoded.height], [photo.width, photo.height]);
+  const flat = prepareForAgent(syntheticScreen(1080, 2400, { photo: false }));
+  assert.equal(flat.mimeType, "image/png");
+  assert.deepEqual([decodePng(flat.bytes).width, decodePng(flat.bytes).height], [540, 1200]);
+});
+
+pure("prepareForAgent keeps a noisy 1440×3200 worst case within the base64 budget", () => {
+  const noise = noiseScreen(1440, 3200);
+  for (const budget of [DEFAULT_MAX_BASE64_BYTES, 300_000, 60_000]) {
+    const a = prepareForAgent(noise, { maxBase64Bytes: budget });
+    const b64 = toBase64(a.bytes);
+    assert.equal(b64.length, base64Length(a.bytes.length));
+    assert.ok(b64.length <= budget, `${b64.length} > ${budget}`);
+    assertScaleMaps(`budget ${budget}`, a);
+  }
+  const v = prepareForVision(noise);
+  assert.ok(base64Length(v.bytes.length) <= DEFAULT_MAX_BASE64_BYTES);
+});
+
+pure("prepareForAgent throws TOO_LARGE instead of breaking an impossible budget", () => {
+  throwsCode(
+    () => prepareForAgent(noiseScreen(1080, 2400), { maxBase64Bytes: 2_000 }),
+    "TOO_LARGE",
+    /raise the byte budget/,
+  );
+});
+
+pure("scaleNote tells the agent which factor turns image pixels into device pixels", () => {
+  const a = prepareForAgent(syntheticScreen(1440, 3200));
+  assert.equal(
+    scaleNote(a),
+    "Screenshot 576×1280 of a 1440×3200 screen: multiply image x,y by 2.5 to get device pixels for taps and swipes.",
+  );
+});
+
+// --- base64 ----------------------------------------------------------------------------------
+
+function btoaReference(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+pure("toBase64 matches btoa on a 3 MB screenshot and on short tails", () => {
+  const big = writeFilteredPng(syntheticScreen(1080, 2400)).subarray(0, 3_000_001);
+  assert.ok(big.length > 1_000_000);
+  assert.equal(toBase64(big), btoaReference(big));
+  for (let n = 0; n < 5; n++) {
+    const tail = Uint8Array.from({ length: n }, (_, i) => 250 + i);
+    assert.equal(toBase64(tail), btoa(String.fromCharCode(...tail)), `${n} bytes`);
+  }
+});
+
+// --- permissions -----------------------------------------------------------------------------
+
+Deno.test("the image pipeline loads and runs under deno run with no permissions at all", async () => {
+  const probe = fileURLToPath(new URL("./fixtures/images/import_probe.ts", import.meta.url));
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", probe],
+    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(stderr);
+  assert.equal(code, 0, err);
+  assert.doesNotMatch(err, /permission|NotCapable/i);
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), {
+    granted: [],
+    blank: null,
+    raw: [9, 8, 7, 255],
+    agent: ["image/jpeg", 360, 800, true],
+    vision: ["image/jpeg", 360, 800],
+  });
+});
