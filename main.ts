@@ -14,7 +14,14 @@ import {
   USAGE,
   VERSION,
 } from "./lib/config.ts";
+import { formatChecks, runDoctor } from "./lib/doctor.ts";
+import { planNetNarrowing, visionHost } from "./lib/sandbox.ts";
 import { createServer } from "./lib/server.ts";
+import { createVision } from "./lib/vision/vision.ts";
+import denoJson from "./deno.json" with { type: "json" };
+
+/** The net grants deno.json's production set bakes into binaries (the release allowlist). */
+const BAKED_NET: readonly string[] = denoJson.permissions.default.net;
 
 const encoder = new TextEncoder();
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(`${text}\n`));
@@ -30,20 +37,75 @@ function readEnv(name: EnvVar): string | undefined {
   }
 }
 
+/**
+ * Keeps screenshots in PHONE_EYE_SHOTS. Each file gets a fresh random name and is created with
+ * createNew (O_EXCL), so a symlink planted in the folder is never followed. A failure to save is
+ * reported in the tool's text; it never costs the agent its screenshot.
+ */
+function shotSaver(dir: string | undefined): ((png: Uint8Array) => Promise<string>) | undefined {
+  if (dir === undefined) return undefined;
+  return async (png) => {
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const path = `${dir.replace(/[\\/]+$/, "")}/phone-eye-${stamp}-${
+      crypto.randomUUID().slice(0, 8)
+    }.png`;
+    try {
+      await Deno.mkdir(dir, { recursive: true });
+      await Deno.writeFile(path, png, { createNew: true, mode: 0o600 });
+      return `Saved to ${path}.`;
+    } catch (error) {
+      return `Not saved to PHONE_EYE_SHOTS (${dir}): ${(error as Error).message}.`;
+    }
+  };
+}
+
+/**
+ * Revokes every baked net grant the configuration does not use, so the running process can reach
+ * its vision host and nothing else. Grants can only ever be narrowed at run time, never widened.
+ */
+async function narrowNet(config: Config): Promise<void> {
+  const plan = planNetNarrowing(BAKED_NET, visionHost(config.vision));
+  for (const host of plan.revoke) await Deno.permissions.revoke({ name: "net", host });
+}
+
+function world(config: Config) {
+  return {
+    device: createDevice({
+      run: createAdbRunner(),
+      serial: config.serial,
+      timeoutMs: config.adbTimeoutMs,
+      os: Deno.build.os,
+    }),
+    vision: createVision(config.vision, { fetch: globalThis.fetch }),
+  };
+}
+
 function serve(config: Config): void {
-  const device = createDevice({
-    run: createAdbRunner(),
-    serial: config.serial,
-    timeoutMs: config.adbTimeoutMs,
-    os: Deno.build.os,
-  });
-  const deps = { device, logError: (m: string) => writeErr(`phone-eye: ${m}`) };
+  const deps = {
+    ...world(config),
+    saveShot: shotSaver(config.shotsDir),
+    logError: (m: string) => writeErr(`phone-eye: ${m}`),
+  };
   serveStdio(() => createServer(deps), {
     onerror: (error) => writeErr(`phone-eye: transport error: ${error.message}`),
   });
 }
 
-function main(argv: string[]): number | undefined {
+async function doctor(config: Config): Promise<number> {
+  const { device, vision } = world(config);
+  const checks = await runDoctor({
+    config,
+    device,
+    vision,
+    bakedNet: BAKED_NET,
+    query: async (descriptor) => (await Deno.permissions.query(descriptor)).state === "granted",
+  });
+  await vision.close();
+  writeOut(`phone-eye ${VERSION} --doctor\n${formatChecks(checks)}`);
+  return checks.every((c) => c.ok) ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
   try {
@@ -56,14 +118,12 @@ function main(argv: string[]): number | undefined {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;
   }
-  if (command === "doctor") {
-    writeErr("phone-eye: --doctor is not available yet");
-    return 1;
-  }
+  await narrowNet(config);
+  if (command === "doctor") return await doctor(config);
   serve(config);
 }
 
 if (import.meta.main) {
-  const code = main(Deno.args);
+  const code = await main(Deno.args);
   if (code !== undefined) Deno.exit(code);
 }

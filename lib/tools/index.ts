@@ -3,15 +3,19 @@
 
 import { phoneIntent } from "./phone_intent.ts";
 import { phoneKey } from "./phone_key.ts";
+import { phoneLook } from "./phone_look.ts";
+import { phoneShot } from "./phone_shot.ts";
 import { phoneSwipe } from "./phone_swipe.ts";
 import { phoneTap } from "./phone_tap.ts";
 import { phoneType } from "./phone_type.ts";
 import type { ToolDef } from "./tool.ts";
 
 export const TOOLS: readonly ToolDef[] = [
+  phoneLook,
   phoneTap,
   phoneSwipe,
   phoneType,
+  phoneShot,
   phoneKey,
   phoneIntent,
 ] as unknown as readonly ToolDef[];

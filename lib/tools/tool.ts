@@ -4,10 +4,17 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Device } from "../adb/device.ts";
+import type { Vision } from "../vision/vision.ts";
 
 /** What the verbs need from the world, passed in so tests can hand over fakes as data. */
 export interface ToolDeps {
   device: Device;
+  vision: Vision;
+  /**
+   * Keeps a screenshot in PHONE_EYE_SHOTS and says where (or why not), never throwing; undefined
+   * when no folder is configured, so screenshots never touch disk.
+   */
+  saveShot: ((png: Uint8Array) => Promise<string>) | undefined;
 }
 
 export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {

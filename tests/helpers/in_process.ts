@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { createServer, type ServerDeps } from "../../lib/server.ts";
+import { createVision } from "../../lib/vision/vision.ts";
 
 export interface InProcess {
   client: Client;
@@ -11,9 +12,17 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
-export async function connectInProcess(deps: Omit<ServerDeps, "logError">): Promise<InProcess> {
+/** Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots. */
+export async function connectInProcess(
+  deps: Pick<ServerDeps, "device"> & Partial<Omit<ServerDeps, "logError">>,
+): Promise<InProcess> {
   const logged: string[] = [];
-  const server = createServer({ ...deps, logError: (m) => logged.push(m) });
+  const server = createServer({
+    vision: createVision({ route: "none" }),
+    saveShot: undefined,
+    ...deps,
+    logError: (m) => logged.push(m),
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "test", version: "0" });

@@ -1,0 +1,211 @@
+// `phone-eye --doctor`: a checklist of adb, the phone, the vision route, the permissions in force
+// and the screenshot policy, each failure with its fix. The world comes in as arguments.
+
+import { getpropCommand } from "./adb/commands.ts";
+import type { Device } from "./adb/device.ts";
+import { excerpt } from "./adb/errors.ts";
+import { type Config, ENV_VARS } from "./config.ts";
+import { encodePng, type RgbaImage } from "./image.ts";
+import { grantCovers, visionHost } from "./sandbox.ts";
+import type { Vision } from "./vision/vision.ts";
+
+export interface Check {
+  ok: boolean;
+  title: string;
+  detail: string[];
+}
+
+/** Asks Deno whether a permission is granted now (Deno.permissions.query in production). */
+export type QueryPermission = (descriptor: Deno.PermissionDescriptor) => Promise<boolean>;
+
+export interface DoctorDeps {
+  config: Config;
+  device: Device;
+  vision: Vision;
+  query: QueryPermission;
+  /** The net grants the build was given, before start-up narrowing. */
+  bakedNet: readonly string[];
+}
+
+const reason = (error: unknown) => error instanceof Error ? error.message : String(error);
+
+async function checkAdb(device: Device): Promise<Check> {
+  try {
+    const out = await device.host(["version"], "run adb");
+    const [first = "", second = ""] = out.text.split(/\r?\n/);
+    return { ok: true, title: "adb found", detail: [`${first.trim()} ${second.trim()}`.trim()] };
+  } catch (error) {
+    return { ok: false, title: "adb not usable", detail: [reason(error)] };
+  }
+}
+
+async function checkPhone(device: Device): Promise<Check> {
+  const where = device.serial ?? "adb's default device";
+  try {
+    const model =
+      (await device.run(getpropCommand("ro.product.model"), { action: "reach the phone" }))
+        .text.trim();
+    const release = (await device.run(getpropCommand("ro.build.version.release"), {
+      action: "reach the phone",
+    })).text.trim();
+    const size = await device.screenSize("read the screen size");
+    return {
+      ok: true,
+      title: `phone reachable (${where})`,
+      detail: [
+        `${model || "unknown model"}, Android ${
+          release || "?"
+        }, screen ${size.width}×${size.height}`,
+      ],
+    };
+  } catch (error) {
+    return { ok: false, title: `phone not reachable (${where})`, detail: [reason(error)] };
+  }
+}
+
+/** A small grey-and-white test card: enough for a vision model to answer, nothing private. */
+function testCard(): RgbaImage {
+  const width = 64;
+  const height = 64;
+  const data = new Uint8Array(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    const light = (i % width < 32) !== (Math.floor(i / width) < 32);
+    data.fill(light ? 230 : 90, i * 4, i * 4 + 3);
+    data[i * 4 + 3] = 255;
+  }
+  return { width, height, data };
+}
+
+async function checkVision(vision: Vision): Promise<Check> {
+  if (vision.route === "none") {
+    return {
+      ok: false,
+      title: "vision not configured",
+      detail: [
+        "Set PHONE_EYE_VISION_API_KEY (OpenAI-compatible; PHONE_EYE_VISION_BASE_URL for another provider or a keyless local server) or PHONE_EYE_VISION_URL (an MCP vision server). The hand verbs work without it.",
+      ],
+    };
+  }
+  const card = testCard();
+  try {
+    const answer = await vision.describe(
+      { bytes: encodePng(card), mimeType: "image/png", width: card.width, height: card.height },
+      "phone-eye --doctor connectivity check: reply with the single word OK.",
+    );
+    return {
+      ok: true,
+      title: `vision answers (${vision.route} route, ${vision.endpoint})`,
+      detail: [`answer: ${excerpt(answer, 80)}`],
+    };
+  } catch (error) {
+    return {
+      ok: false,
+      title: `vision does not answer (${vision.route} route, ${vision.endpoint})`,
+      detail: [reason(error)],
+    };
+  }
+}
+
+async function checkPermissions(deps: DoctorDeps): Promise<Check> {
+  const { query, config } = deps;
+  const host = visionHost(config.vision);
+  const lines: string[] = [];
+  let ok = true;
+  const expect = async (descriptor: Deno.PermissionDescriptor, want: boolean, label: string) => {
+    const granted = await query(descriptor);
+    if (granted !== want) ok = false;
+    lines.push(`${granted === want ? "ok " : "!! "} ${label}: ${granted ? "granted" : "refused"}`);
+  };
+  await expect({ name: "run", command: "adb" }, true, "run adb");
+  await expect({ name: "run", command: "sh" }, false, "run sh (anything but adb)");
+  const envGranted: string[] = [];
+  for (const name of ENV_VARS) {
+    if (await query({ name: "env", variable: name })) envGranted.push(name);
+  }
+  lines.push(
+    `ok  env: ${envGranted.length} of phone-eye's ${ENV_VARS.length} variables readable${
+      envGranted.length < ENV_VARS.length ? " (the rest count as unset)" : ""
+    }`,
+  );
+  await expect({ name: "env", variable: "AWS_SECRET_ACCESS_KEY" }, false, "env of anything else");
+  const revoked: string[] = [];
+  for (const entry of deps.bakedNet) {
+    const needed = host !== undefined && grantCovers(entry, host);
+    const probe = entry.includes("/") ? entry.replace(/\.0\/\d+$/, ".1") : entry;
+    const granted = await query({ name: "net", host: probe });
+    if (granted === needed) {
+      if (granted) lines.push(`ok  net ${entry}: granted (the configured vision host)`);
+      else revoked.push(entry);
+    } else {
+      ok = false;
+      lines.push(
+        `!!  net ${entry}: ${granted ? "still granted, but unused" : "refused, but needed"}`,
+      );
+    }
+  }
+  if (revoked.length > 0) {
+    lines.push(
+      `ok  net: ${revoked.length} other baked grants revoked at start-up (${revoked.join(", ")})`,
+    );
+  }
+  if (host !== undefined && !(await query({ name: "net", host }))) {
+    ok = false;
+    lines.push(
+      `!!  net ${host}: refused — this build cannot reach the configured vision host; build one for it with "deno task compile --vision-host ${host}"`,
+    );
+  }
+  for (const kind of ["read", "write"] as const) {
+    if (config.shotsDir !== undefined) {
+      await expect(
+        { name: kind, path: config.shotsDir },
+        true,
+        `${kind} ${config.shotsDir} (PHONE_EYE_SHOTS)`,
+      );
+    }
+  }
+  await expect({ name: "read", path: "/etc/passwd" }, false, "read outside the screenshot folder");
+  await expect({ name: "ffi" }, false, "ffi");
+  return {
+    ok,
+    title: ok ? "permissions as intended" : "permissions differ from the intended set",
+    detail: lines,
+  };
+}
+
+function shotsPolicy(config: Config): Check {
+  return config.shotsDir === undefined
+    ? {
+      ok: true,
+      title: "screenshots stay in memory",
+      detail: [
+        "PHONE_EYE_SHOTS is unset: screenshots never touch disk, and go only to the vision host",
+      ],
+    }
+    : {
+      ok: true,
+      title: `screenshots kept in ${config.shotsDir}`,
+      detail: [
+        "each file gets a fresh name and is created exclusively (a planted symlink is never followed)",
+      ],
+    };
+}
+
+/** Runs every check; the phone and vision checks run at once since they are independent. */
+export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
+  const adb = await checkAdb(deps.device);
+  const [phone, vision] = await Promise.all([
+    adb.ok ? checkPhone(deps.device) : Promise.resolve<Check>({
+      ok: false,
+      title: "phone not checked",
+      detail: ["adb must work first"],
+    }),
+    checkVision(deps.vision),
+  ]);
+  return [adb, phone, vision, await checkPermissions(deps), shotsPolicy(deps.config)];
+}
+
+export function formatChecks(checks: Check[]): string {
+  return checks.map((c) =>
+    [`[${c.ok ? "ok" : "FAIL"}] ${c.title}`, ...c.detail.map((d) => `       ${d}`)].join("\n")
+  ).join("\n");
+}

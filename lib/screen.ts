@@ -1,0 +1,112 @@
+// Reads the screen through the device: the screenshot (with its capture quirks) and the UI tree.
+// All I/O goes through Device.run, so the adb layer's classification and replay rules apply.
+
+import { screencapPngCommand, screencapRawCommand, uiDumpCommand } from "./adb/commands.ts";
+import { type Device, freshDumpPath } from "./adb/device.ts";
+import { AdbError } from "./adb/errors.ts";
+import {
+  blankFrameKind,
+  decodePng,
+  decodeRawScreencap,
+  ImageError,
+  isCompletePng,
+  type RgbaImage,
+} from "./image.ts";
+import { extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
+
+export interface Screenshot {
+  image: RgbaImage;
+  /** The PNG as the phone sent it, or encoded on the host after the raw fallback. */
+  png: Uint8Array | undefined;
+  /** Set when the capture needed a way round a device quirk, for the agent to know. */
+  note: string | undefined;
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
+
+/**
+ * A PNG cut short: it starts like a PNG but has no IEND. An empty answer is not truncation but
+ * the MIUI quirk handled below, so it is accepted here and not replayed.
+ */
+function wholeOrEmpty(bytes: Uint8Array): boolean {
+  const looksLikePng = PNG_SIGNATURE.every((b, i) => bytes[i] === b);
+  return !looksLikePng || isCompletePng(bytes);
+}
+
+/**
+ * Takes a screenshot. `screencap -p` is tried first (small, compressed on the phone). Some MIUI
+ * builds start returning empty PNGs after long sessions; then the raw frame is fetched and decoded
+ * on the host. A frame that is all black or one colour is refused with its likely cause, instead of
+ * handing back a blank picture as if it were the screen.
+ */
+export async function captureScreen(device: Device, action: string): Promise<Screenshot> {
+  const { stdout } = await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty });
+  let image: RgbaImage;
+  let png: Uint8Array | undefined = stdout;
+  let note: string | undefined;
+  try {
+    image = decodePng(stdout);
+    if (image.width === 0 || image.height === 0) throw new ImageError("EMPTY", "0×0 PNG");
+  } catch (error) {
+    if (!(error instanceof ImageError)) throw error;
+    const raw = await device.run(screencapRawCommand(), { action });
+    try {
+      image = decodeRawScreencap(raw.stdout);
+    } catch (rawError) {
+      if (!(rawError instanceof ImageError)) throw rawError;
+      throw new AdbError(
+        "COMMAND_FAILED",
+        `Cannot ${action}: "screencap -p" returned ${
+          stdout.length === 0 ? "an empty PNG" : `an unreadable PNG (${error.message})`
+        } and the raw "screencap" fallback failed too (${rawError.message}). Some MIUI builds do this after long sessions; rebooting the phone restores screenshots`,
+      );
+    }
+    png = undefined;
+    note = `"screencap -p" returned ${
+      stdout.length === 0 ? "an empty PNG" : "an unreadable PNG"
+    } (a known quirk of some MIUI builds), so the raw frame was captured and encoded on the host`;
+  }
+  const blank = blankFrameKind(image);
+  if (blank) {
+    throw new AdbError(
+      "COMMAND_FAILED",
+      `Cannot ${action}: the screenshot is ${
+        blank === "black" ? "all black" : "a single flat colour"
+      }, so it shows nothing usable. Either the app marks its window secure (FLAG_SECURE: banking, passwords, DRM video), which hides it from screenshots, or the screen is off or locked — try phone_key "wake", and rely on the UI tree (phone_look's [ui-tree]) for secure screens`,
+    );
+  }
+  return { image, png, note };
+}
+
+/** How often, and how long apart, a dump is retried on an animated screen. */
+const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
+  { compressed: false, waitMs: 0 },
+  { compressed: true, waitMs: 0 },
+  { compressed: true, waitMs: 400 },
+];
+
+/**
+ * Reads the UI tree in one round trip (dump to a fresh path, cat it, remove it). uiautomator
+ * exits 0 when it fails, so its "ERROR:" line is what tells; "could not get idle state" (an
+ * animated screen) is retried with --compressed, which needs less of the accessibility tree.
+ */
+export async function readUiTree(device: Device, action: string): Promise<UiElement[]> {
+  let lastReason = "";
+  for (const { compressed, waitMs } of IDLE_RETRIES) {
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    const out = await device.run(uiDumpCommand(freshDumpPath(), compressed), { action });
+    const dump = extractDump(out.text);
+    if (dump.ok) return parseUiTree(dump.xml);
+    lastReason = dump.reason;
+    if (!dump.idleState) {
+      throw new AdbError(
+        "COMMAND_FAILED",
+        `Cannot ${action}: uiautomator said "${dump.reason}". Some screens (games, video, secure or canvas-drawn apps) expose no UI tree; the screenshot still shows them`,
+      );
+    }
+  }
+  throw new AdbError(
+    "COMMAND_FAILED",
+    `Cannot ${action}: uiautomator said "${lastReason}" ${IDLE_RETRIES.length} times: the screen keeps animating (video, game, live wallpaper or a spinner). Use the screenshot, or wait and look again`,
+  );
+}

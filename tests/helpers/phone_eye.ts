@@ -1,0 +1,90 @@
+// Runs main.ts as a subprocess under the production permission set from deno.json (vision net
+// swapped for 127.0.0.1), driven by the SDK's real Client over stdio: tier-3 tests.
+
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import {
+  permissionFlags,
+  type PermissionSet,
+  readPermissionSet,
+  withShotsDir,
+  withVisionHosts,
+} from "../../lib/permissions.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+/** deno.json's production set, as the binaries and `deno task start` get it. */
+export async function productionSet(): Promise<PermissionSet> {
+  const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  return readPermissionSet(denoJson, "default");
+}
+
+/** The production set with its vision hosts swapped for loopback (and the shots folder, if any). */
+export async function testPermissionFlags(shotsDir?: string): Promise<string[]> {
+  let set = withVisionHosts(await productionSet(), ["127.0.0.1"]);
+  if (shotsDir !== undefined) set = withShotsDir(set, shotsDir);
+  return permissionFlags(set);
+}
+
+export interface PhoneEyeProcess {
+  client: Client;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+export interface PhoneEyeOptions {
+  /** ANDROID_ADB_SERVER_PORT, HOME, ANDROID_SERIAL, PHONE_EYE_* … */
+  env: Record<string, string>;
+  args?: string[];
+  shotsDir?: string;
+  /** Replaces the permission flags entirely (for refusal tests). */
+  flags?: string[];
+}
+
+/**
+ * Deno's cache of this test run. The server gets a temporary HOME (for adb's keys), and without
+ * this it would look for its npm packages under that empty HOME and fetch them again.
+ */
+async function denoDir(): Promise<string> {
+  const fromEnv = Deno.env.get("DENO_DIR");
+  if (fromEnv) return fromEnv;
+  const { stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdin: "null",
+    stderr: "null",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
+}
+
+export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeProcess> {
+  const flags = options.flags ?? await testPermissionFlags(options.shotsDir);
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "--no-prompt", ...flags, `${ROOT}main.ts`, ...(options.args ?? [])],
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      DENO_DIR: await denoDir(),
+      NO_COLOR: "1",
+      ...options.env,
+    },
+    cwd: ROOT,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => {
+    stderr += new TextDecoder().decode(chunk);
+  });
+  const client = new Client({ name: "phone-eye-test", version: "0" });
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      // The SDK's transport races the child's exit against a 2 s timer it never clears; waiting
+      // it out keeps the ops sanitizer on for these tests instead of switching it off.
+      await new Promise((resolve) => setTimeout(resolve, 2_050));
+    },
+  };
+}
