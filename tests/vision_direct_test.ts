@@ -211,6 +211,19 @@ Deno.test("direct vision reports 429 as RATE_LIMITED with the Retry-After delay"
   }
 });
 
+Deno.test("direct vision explains a 413 as the screenshot being too large", async () => {
+  const server = startOpenAiServer({ status: 413, body: "Request Entity Too Large" });
+  try {
+    await rejectsWith(direct(server.url).describe(png(8, 8), "q"), "HTTP", [
+      "413",
+      "KB",
+      "smaller",
+    ]);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("direct vision scrubs the key from a 500 body that echoes the Authorization header", async () => {
   const server = startOpenAiServer({ apiKey: KEY, status: 500, echoAuthHeader: true });
   const vision = direct(server.url, { apiKey: KEY });

@@ -80,7 +80,7 @@ Deno.test("mcp vision opens one session on first use and reuses it for every lat
   const server = startMcpVisionServer({ answer: (c) => `seen ${c.prompt}` });
   const vision = mcp(server.url);
   try {
-    deepEqual(server.initializations, 0, "no connection before the first describe");
+    deepEqual(server.handshakes, 0, "no connection before the first describe");
     deepEqual(await vision.describe(png(8, 8), "one"), "seen one");
     deepEqual(await vision.describe(png(8, 8), "two"), "seen two");
     const both = await Promise.all([
@@ -88,7 +88,7 @@ Deno.test("mcp vision opens one session on first use and reuses it for every lat
       vision.describe(png(8, 8), "4"),
     ]);
     deepEqual(both, ["seen 3", "seen 4"]);
-    deepEqual(server.initializations, 1);
+    deepEqual(server.handshakes, 1);
     deepEqual(new Set(server.calls.map((c) => c.sessionId)).size, 1);
   } finally {
     await vision.close();
@@ -101,7 +101,7 @@ Deno.test("mcp vision shares one handshake between calls that start together", a
   const vision = mcp(server.url);
   try {
     await Promise.all([1, 2, 3].map((i) => vision.describe(png(8, 8), `q${i}`)));
-    deepEqual(server.initializations, 1);
+    deepEqual(server.handshakes, 1);
     deepEqual(server.calls.length, 3);
   } finally {
     await vision.close();
@@ -116,10 +116,10 @@ Deno.test("mcp vision reconnects once and retries after the server restarts", as
     await vision.describe(png(8, 8), "before");
     await server.restart();
     match(await vision.describe(png(8, 8), "after"), /Send button/);
-    deepEqual(server.initializations, 2);
+    deepEqual(server.handshakes, 2);
     deepEqual(server.calls.map((c) => c.prompt), ["before", "after"]);
     await vision.describe(png(8, 8), "again");
-    deepEqual(server.initializations, 2, "the new session is reused too");
+    deepEqual(server.handshakes, 2, "the new session is reused too");
   } finally {
     await vision.close();
     await server.close();
@@ -172,10 +172,10 @@ Deno.test("mcp vision turns an isError tool result into TOOL_ERROR carrying the 
       "model overloaded, try later",
       "describe_image",
     ]);
-    deepEqual(server.initializations, 1, "a tool error is not a dead session: no reconnect");
+    deepEqual(server.handshakes, 1, "a tool error is not a dead session: no reconnect");
     server.set({ toolError: undefined });
     match(await vision.describe(png(8, 8), "q"), /Send button/);
-    deepEqual(server.initializations, 1);
+    deepEqual(server.handshakes, 1);
   } finally {
     await vision.close();
     await server.close();
@@ -193,7 +193,7 @@ Deno.test("mcp vision times out a slow tool, names the limit, and keeps the sess
     ]);
     server.set({ delayMs: undefined });
     match(await vision.describe(png(8, 8), "fast"), /Send button/);
-    deepEqual(server.initializations, 1);
+    deepEqual(server.handshakes, 1);
   } finally {
     await vision.close();
     await server.close();
@@ -223,7 +223,7 @@ Deno.test("mcp vision hints at the endpoint path when the URL answers 404", asyn
       "PHONE_EYE_VISION_URL",
       "/mcp",
     ]);
-    deepEqual(server.initializations, 0);
+    deepEqual(server.handshakes, 0);
   } finally {
     await vision.close();
     await server.close();
@@ -286,9 +286,61 @@ Deno.test("mcp vision close() during a call ends that call without opening a new
     while (server.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
     await vision.close();
     await rejectsWith(pending, "ABORTED", ["closed"]);
-    deepEqual(server.initializations, 1);
+    deepEqual(server.handshakes, 1);
     deepEqual(server.openSessions, 0);
   } finally {
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision also speaks to a 2026-07-28-only server, which has no sessions", async () => {
+  const server = startMcpVisionServer({ protocol: "modern", answer: (c) => `modern ${c.prompt}` });
+  const vision = mcp(server.url);
+  try {
+    deepEqual(await vision.describe(png(16, 32), "one"), "modern one");
+    deepEqual(await vision.describe(png(16, 32), "two"), "modern two");
+    deepEqual(server.handshakes, 1, "one server/discover, then plain calls");
+    deepEqual(server.calls.map((c) => [c.sessionId, c.image.width, c.image.height]), [
+      [undefined, 16, 32],
+      [undefined, 16, 32],
+    ]);
+    await server.restart();
+    deepEqual(await vision.describe(png(16, 32), "three"), "modern three");
+    deepEqual(server.handshakes, 1, "nothing to re-establish after a stateless server restarts");
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision times out on a 2026-07-28-only server and then carries on", async () => {
+  const server = startMcpVisionServer({ protocol: "modern", delayMs: 10_000 });
+  const vision = mcp(server.url, { timeoutMs: 200 });
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "slow"), "TIMEOUT", ["200 ms"]);
+    server.set({ delayMs: undefined });
+    match(await vision.describe(png(8, 8), "fast"), /Send button/);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision explains a 413 from a server's request-size limit", async () => {
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  // Past the SDK server's default 4 MiB body limit once base64-encoded; the bytes need not be a real PNG.
+  const huge: VisionImage = {
+    bytes: new Uint8Array(3_300_000),
+    mimeType: "image/png",
+    width: 1,
+    height: 1,
+  };
+  try {
+    await rejectsWith(vision.describe(huge, "q"), "HTTP", ["413", "KB", "smaller"]);
+    deepEqual(server.handshakes, 1, "a 413 is not a dead session");
+  } finally {
+    await vision.close();
     await server.close();
   }
 });

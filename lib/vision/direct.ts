@@ -10,6 +10,7 @@ import {
   networkFailure,
   scrubSecrets,
   startDeadline,
+  tooLarge,
   type Vision,
   VisionError,
   type VisionImage,
@@ -52,7 +53,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
       } catch (err) {
         throw failure(err, deadline);
       }
-      if (!response.ok) throw httpFailure(response, text);
+      if (!response.ok) throw httpFailure(response, text, body.length);
       return parseAnswer(text);
     } finally {
       deadline.clear();
@@ -83,7 +84,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
     );
   }
 
-  function httpFailure(response: Response, text: string): VisionError {
+  function httpFailure(response: Response, text: string, sentChars: number): VisionError {
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
     const said = bodyExcerpt(text, config.apiKey);
     const server = `${endpoint} answered ${status}`;
@@ -120,6 +121,9 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
             JSON.stringify(config.model)
           }) names a vision model the server has`,
       );
+    }
+    if (response.status === 413) {
+      return new VisionError("HTTP", `${server}: ${tooLarge(sentChars)}`);
     }
     if (response.status === 429) {
       const retryAfter = response.headers.get("retry-after");

@@ -19,6 +19,7 @@ import {
   type McpVisionConfig,
   networkFailure,
   startDeadline,
+  tooLarge,
   type Vision,
   VisionError,
   type VisionImage,
@@ -54,7 +55,11 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
         reconnectionDelayGrowFactor: 1,
       },
     });
-    const client = new Client({ name: "phone-eye", version: VERSION });
+    // "auto" speaks to both eras: it probes for a 2026-07-28 server and falls back to the 2025
+    // initialize handshake (with its session) for older ones; "legacy" alone fails on modern-only servers.
+    const client = new Client({ name: "phone-eye", version: VERSION }, {
+      versionNegotiation: { mode: "auto" },
+    });
     // Transport hiccups surface again as the rejected call; the SDK's default would only add noise.
     client.onerror = () => {};
     try {
@@ -149,13 +154,13 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
         return await callOnce(fresh, dataUrl, prompt, deadline);
       }
     } catch (err) {
-      throw classify(err, deadline);
+      throw classify(err, deadline, dataUrl.length);
     } finally {
       deadline.clear();
     }
   }
 
-  function classify(err: unknown, deadline: Deadline): VisionError {
+  function classify(err: unknown, deadline: Deadline, sentChars: number): VisionError {
     const why = deadline.reason();
     if (why === "caller") {
       return new VisionError(
@@ -179,8 +184,11 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
         `Vision was closed while a call to ${endpoint} was in flight`,
       );
     }
-    const net = networkFailure(err, endpoint, "PHONE_EYE_VISION_URL");
-    if (net) return net;
+    // The connect-time version probe wraps fetch's failure in an SdkError: look down the cause chain.
+    for (const e of causeChain(err)) {
+      const net = networkFailure(e, endpoint, "PHONE_EYE_VISION_URL");
+      if (net) return net;
+    }
     if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed) {
       return new VisionError(
         "UNREACHABLE",
@@ -188,7 +196,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
           `is it up and stable? Check PHONE_EYE_VISION_URL`,
       );
     }
-    if (err instanceof SdkHttpError) return httpFailure(err.status, err.data.text);
+    if (err instanceof SdkHttpError) return httpFailure(err.status, err.data.text, sentChars);
     if (err instanceof ProtocolError) {
       return new VisionError(
         "TOOL_ERROR",
@@ -205,7 +213,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
     );
   }
 
-  function httpFailure(status: number, body: unknown): VisionError {
+  function httpFailure(status: number, body: unknown, sentChars: number): VisionError {
     const said = typeof body === "string" && body.trim() ? `: ${excerpt(body, 200)}` : "";
     const server = `The MCP vision server at ${endpoint} answered HTTP ${status}`;
     if (status === 401 || status === 403) {
@@ -213,6 +221,12 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
         "UNAUTHORIZED",
         `${server}: it wants credentials, and phone-eye's MCP route sends none. Use a vision server ` +
           `that is open to this machine, or the direct route (PHONE_EYE_VISION_API_KEY)`,
+      );
+    }
+    if (status === 413) {
+      return new VisionError(
+        "HTTP",
+        `${server}: ${tooLarge(sentChars)} (SDK v2 servers accept 4 MiB by default)`,
       );
     }
     if (status === 429) {
@@ -250,6 +264,14 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
       await conn.client.close().catch(() => {});
     },
   };
+}
+
+function causeChain(err: unknown): unknown[] {
+  const chain = [err];
+  for (let e = err; e instanceof Error && e.cause !== undefined && chain.length < 5; e = e.cause) {
+    chain.push(e.cause);
+  }
+  return chain;
 }
 
 /** `p`, or the signal's reason as soon as it aborts (p itself carries on for its other waiters). */

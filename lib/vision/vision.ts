@@ -207,6 +207,13 @@ export function scrubSecrets(text: string, secret: string | undefined): string {
     );
 }
 
+/** The 413 explanation: phone-eye cannot shrink the request, the user can raise the limit or send less. */
+export function tooLarge(sentChars: number): string {
+  const kb = Math.round(sentChars / 1024);
+  return `the request (${kb} KB, nearly all of it the base64 screenshot) is larger than the server ` +
+    `accepts; raise the server's request-size limit or send a smaller (downscaled or JPEG) screenshot`;
+}
+
 /** A short single-line excerpt of a response body for an error message. */
 export function excerpt(text: string, max = 240): string {
   const flat = text.replace(/\s+/g, " ").trim();
