@@ -548,6 +548,11 @@ function prepare(
   if (img.width < 1 || img.height < 1) {
     throw new ImageError("CORRUPT", `Image is ${img.width}×${img.height}: nothing to send`);
   }
+  if (!(maxEdge >= 1) || !(maxBase64Bytes >= 1)) {
+    throw new RangeError(
+      `prepare: maxEdge ${maxEdge} and maxBase64Bytes ${maxBase64Bytes} must be >= 1`,
+    );
+  }
   let edge = Math.min(Math.floor(maxEdge), ABSOLUTE_MAX_EDGE, Math.max(img.width, img.height));
   let lastSize = 0;
   let lastTry = "";

@@ -438,6 +438,13 @@ pure("prepareForAgent keeps a noisy 1440×3200 worst case within the base64 budg
   assert.ok(base64Length(v.bytes.length) <= DEFAULT_MAX_BASE64_BYTES);
 });
 
+pure("prepareForAgent refuses a zero or NaN edge or budget instead of sending a 1-px image", () => {
+  const img = gradient(20, 20);
+  for (const opts of [{ maxEdge: 0 }, { maxEdge: Number.NaN }, { maxBase64Bytes: 0 }]) {
+    assert.throws(() => prepareForAgent(img, opts), RangeError);
+  }
+});
+
 pure("prepareForAgent throws TOO_LARGE instead of breaking an impossible budget", () => {
   throwsCode(
     () => prepareForAgent(noiseScreen(1080, 2400), { maxBase64Bytes: 2_000 }),
