@@ -1,0 +1,142 @@
+// An isolated real adb server for tests: its own server port, temp HOME and TMPDIR, stdin null,
+// and a close() that really ends the daemonized server.
+//
+//   const adb = await startAdbHarness();
+//   await adb.connect(sim.serial);
+//   const r = await adb.adb("-s", sim.serial, "shell", "echo hi");
+//   await adb.close();
+//
+// Pass `adb.env` to any other process that must talk to this server (e.g. phone-eye's main.ts).
+
+export interface AdbRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface AdbHarness {
+  /** ANDROID_ADB_SERVER_PORT, HOME, TMPDIR (adb's log goes there) and PATH; nothing else. */
+  readonly env: Record<string, string>;
+  readonly port: number;
+  /** Runs `adb ...args` against this server, stdin null, output decoded as UTF-8. */
+  adb(...args: string[]): Promise<AdbRun>;
+  /** Same, with stdout as bytes (exec-out of binary data). */
+  adbBytes(...args: string[]): Promise<{ code: number; stdout: Uint8Array; stderr: string }>;
+  /** `adb connect`, then waits until `adb devices` lists the serial as "device". */
+  connect(serial: string, timeoutMs?: number): Promise<void>;
+  /** The serial's state in `adb devices` ("device", "offline", ...), or null when not listed. */
+  state(serial: string): Promise<string | null>;
+  /** Polls until the serial's state is `want` (null = gone); throws with the last state on timeout. */
+  waitForState(serial: string, want: string | null, timeoutMs?: number): Promise<void>;
+  /** `adb kill-server`, waits until the port is closed, removes the temp HOME. */
+  close(): Promise<void>;
+}
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function portOpen(port: number): Promise<boolean> {
+  try {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port });
+    c.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export async function startAdbHarness(): Promise<AdbHarness> {
+  const home = await Deno.makeTempDir({ prefix: "phone_eye_adb_" });
+  const port = freePort();
+  const env: Record<string, string> = {
+    ANDROID_ADB_SERVER_PORT: String(port),
+    HOME: home,
+    TMPDIR: home,
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  };
+  const decoder = new TextDecoder();
+
+  const adbBytes = async (...args: string[]) => {
+    const out = await new Deno.Command("adb", {
+      args,
+      env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return { code: out.code, stdout: out.stdout, stderr: decoder.decode(out.stderr) };
+  };
+  const adb = async (...args: string[]): Promise<AdbRun> => {
+    const r = await adbBytes(...args);
+    return { code: r.code, stdout: decoder.decode(r.stdout), stderr: r.stderr };
+  };
+
+  const state = async (serial: string): Promise<string | null> => {
+    const r = await adb("devices");
+    for (const line of r.stdout.split("\n")) {
+      const [s, st] = line.trim().split(/\s+/);
+      if (s === serial) return st ?? null;
+    }
+    return null;
+  };
+
+  const waitForState = async (serial: string, want: string | null, timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    let last: string | null = null;
+    for (;;) {
+      last = await state(serial);
+      if (last === want) return;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `adb never showed ${serial} as ${want ?? "gone"} within ${timeoutMs} ms; last state: ${
+            last ?? "not listed"
+          }`,
+        );
+      }
+      await sleep(50);
+    }
+  };
+
+  const connect = async (serial: string, timeoutMs = 5000) => {
+    // `adb connect` exits 0 even when it fails: its output is the only verdict.
+    const r = await adb("connect", serial);
+    const said = (r.stdout + r.stderr).trim();
+    if (!/^(connected to|already connected to)/m.test(said)) {
+      throw new Error(`adb connect ${serial} failed: ${said}`);
+    }
+    await waitForState(serial, "device", timeoutMs);
+  };
+
+  const close = async () => {
+    await adb("kill-server");
+    // kill-server returns once the request is sent; the daemon exits just after.
+    const deadline = Date.now() + 3000;
+    while (await portOpen(port)) {
+      if (Date.now() > deadline) {
+        throw new Error(`adb server on port ${port} still answers after kill-server`);
+      }
+      await sleep(20);
+    }
+    await Deno.remove(home, { recursive: true }).catch(() => {});
+  };
+
+  try {
+    const started = await adb("start-server");
+    if (started.code !== 0) {
+      throw new Error(`adb start-server on port ${port} failed: ${started.stderr.trim()}`);
+    }
+  } catch (e) {
+    await Deno.remove(home, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  return { env, port, adb, adbBytes, connect, state, waitForState, close };
+}

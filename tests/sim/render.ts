@@ -1,0 +1,192 @@
+// Turns the simulated screen into what the phone's tools print: uiautomator XML (full and
+// --compressed), RGBA pixels, a PNG, and screencap's raw format. Pure.
+
+import { encode } from "fast-png";
+import { APPS, chromeOf, type Size, type UiNode } from "./screen.ts";
+import { drawText, textWidth } from "./font.ts";
+
+// uiautomator writes attributes through an XmlSerializer: markup characters become entities and
+// control characters numeric references, so a newline in a text field survives the round trip.
+export function escapeXmlAttr(value: string): string {
+  // deno-lint-ignore no-control-regex
+  return value.replace(/[&<>"\x00-\x1f]/g, (c) => {
+    switch (c) {
+      case "&":
+        return "&amp;";
+      case "<":
+        return "&lt;";
+      case ">":
+        return "&gt;";
+      case '"':
+        return "&quot;";
+      default:
+        return `&#${c.charCodeAt(0)};`;
+    }
+  });
+}
+
+function nodeXml(n: UiNode, index: number, compressed: boolean): string {
+  const [x1, y1, x2, y2] = n.bounds;
+  const attrs = `index="${index}" text="${escapeXmlAttr(n.text)}" ` +
+    `resource-id="${escapeXmlAttr(n.id)}" class="${n.cls}" package="${n.pkg}" ` +
+    `content-desc="${escapeXmlAttr(n.desc)}" checkable="${n.checkable}" checked="${n.checked}" ` +
+    `clickable="${n.clickable}" enabled="${n.enabled}" focusable="${n.focusable}" ` +
+    `focused="${n.focused}" scrollable="${n.scrollable}" long-clickable="${n.longClickable}" ` +
+    `password="${n.password}" selected="${n.selected}" bounds="[${x1},${y1}][${x2},${y2}]"`;
+  const kids = childrenFor(n, compressed).map((c, i) => nodeXml(c, i, compressed)).join("");
+  return kids === "" ? `<node ${attrs} />` : `<node ${attrs}>${kids}</node>`;
+}
+
+// --compressed leaves out views that only lay others out, lifting their children up.
+function childrenFor(n: UiNode, compressed: boolean): UiNode[] {
+  if (!compressed) return n.children;
+  return n.children.flatMap((c) => c.layoutOnly ? childrenFor(c, true) : [c]);
+}
+
+export function renderXml(root: UiNode, compressed: boolean): string {
+  const top = compressed && root.layoutOnly ? childrenFor(root, true) : [root];
+  return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" +
+    `<hierarchy rotation="0">${top.map((n, i) => nodeXml(n, i, compressed)).join("")}</hierarchy>`;
+}
+
+/** An RGBA canvas; `put` takes 0xRRGGBB. */
+export class Canvas {
+  readonly width: number;
+  readonly height: number;
+  readonly data: Uint8Array;
+  readonly #px: Uint32Array;
+
+  constructor(size: Size) {
+    this.width = size.width;
+    this.height = size.height;
+    this.data = new Uint8Array(size.width * size.height * 4);
+    this.#px = new Uint32Array(this.data.buffer);
+    this.#px.fill(pixel(0));
+  }
+
+  rect(x1: number, y1: number, x2: number, y2: number, rgb: number): void {
+    const xa = Math.max(0, Math.round(x1));
+    const xb = Math.min(this.width, Math.round(x2));
+    const ya = Math.max(0, Math.round(y1));
+    const yb = Math.min(this.height, Math.round(y2));
+    if (xa >= xb) return;
+    const v = pixel(rgb);
+    for (let y = ya; y < yb; y++) this.#px.fill(v, y * this.width + xa, y * this.width + xb);
+  }
+
+  frame(x1: number, y1: number, x2: number, y2: number, t: number, rgb: number): void {
+    this.rect(x1, y1, x2, y1 + t, rgb);
+    this.rect(x1, y2 - t, x2, y2, rgb);
+    this.rect(x1, y1, x1 + t, y2, rgb);
+    this.rect(x2 - t, y1, x2, y2, rgb);
+  }
+}
+
+// Pixels are RGBA in memory; on a little-endian host a u32 holds them as 0xAABBGGRR.
+function pixel(rgb: number): number {
+  const r = rgb >>> 16 & 0xff;
+  const g = rgb >>> 8 & 0xff;
+  const b = rgb & 0xff;
+  return (0xff000000 | b << 16 | g << 8 | r) >>> 0;
+}
+
+function drawNode(c: Canvas, n: UiNode, scale: number): void {
+  const [x1, y1, x2, y2] = n.bounds;
+  if (n.fill !== undefined) c.rect(x1, y1, x2, y2, n.fill);
+  if (n.cls === "android.widget.EditText") {
+    c.frame(x1, y1, x2, y2, Math.max(2, Math.round(4 * scale)), n.focused ? 0x1a73e8 : 0xbdc1c6);
+  }
+  const icon = n.onTap?.kind === "open" ? APPS.find((a) => a.label === n.text) : undefined;
+  if (icon) {
+    // A launcher cell: a coloured tile with the label under it.
+    const side = Math.round(170 * scale);
+    const cx = (x1 + x2) / 2;
+    c.rect(cx - side / 2, y1 + 30 * scale, cx + side / 2, y1 + 30 * scale + side, icon.color);
+    const h = 36 * scale;
+    const x = Math.max(x1, cx - textWidth(n.text, h) / 2);
+    drawText(c, n.text, x, y1 + 60 * scale + side, x2, h, 0xffffff);
+  } else if (n.onTap?.kind === "shutter") {
+    const inset = Math.round(30 * scale);
+    c.rect(x1 + inset, y1 + inset, x2 - inset, y2 - inset, 0xd93025);
+  } else if (n.text && n.ink !== undefined) {
+    const h = Math.min((y2 - y1) * 0.6, 40 * scale);
+    const pad = Math.round(24 * scale);
+    if (n.cls === "android.widget.EditText") {
+      drawText(c, n.text, x1 + pad, y1 + pad, x2 - pad, h, n.ink, y2 - pad);
+    } else drawText(c, n.text, x1 + pad, y1 + (y2 - y1 - h) / 2, x2 - pad, h, n.ink);
+  }
+  for (const child of n.children) drawNode(c, child, scale);
+}
+
+/** Draws the screen: the app's views plus the System UI bars that uiautomator does not dump. */
+export function renderPixels(root: UiNode, size: Size, black: boolean): Canvas {
+  const c = new Canvas(size);
+  if (black) return c;
+  const scale = size.width / 1080;
+  drawNode(c, root, scale);
+  const { statusBar, navBar } = chromeOf(size);
+  c.rect(0, 0, size.width, statusBar, 0x000000);
+  drawText(c, "12:00", 30 * scale, statusBar * 0.25, size.width / 2, statusBar * 0.5, 0xffffff);
+  c.rect(
+    size.width - 200 * scale,
+    statusBar * 0.3,
+    size.width - 40 * scale,
+    statusBar * 0.7,
+    0xffffff,
+  );
+  const navTop = size.height - navBar;
+  c.rect(0, navTop, size.width, size.height, 0x000000);
+  const mid = navTop + navBar / 2;
+  const k = navBar * 0.18;
+  for (const [i, shape] of [[1, "back"], [3, "home"], [5, "recents"]] as const) {
+    const cx = (size.width * i) / 6;
+    if (shape === "home") c.frame(cx - k, mid - k, cx + k, mid + k, Math.max(2, k / 4), 0xdddddd);
+    else if (shape === "recents") {
+      c.rect(cx - k * 0.8, mid - k * 0.8, cx + k * 0.8, mid + k * 0.8, 0xdddddd);
+    } else {
+      for (let d = 0; d < k; d++) {
+        c.rect(cx - k + d, mid - d / 1.2, cx - k + d + 2, mid + d / 1.2, 0xdddddd);
+      }
+    }
+  }
+  return c;
+}
+
+export function encodePng(c: Canvas): Uint8Array {
+  return encode({ width: c.width, height: c.height, data: c.data, channels: 4, depth: 8 });
+}
+
+/**
+ * `screencap` without -p: little-endian u32 width, height, format (1 = RGBA_8888), then, on
+ * newer builds, a fourth u32 colour space (1 = sRGB), then the rows of pixels.
+ */
+export function rawScreencap(c: Canvas, headerBytes: 12 | 16): Uint8Array {
+  const out = new Uint8Array(headerBytes + c.data.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, c.width, true);
+  view.setUint32(4, c.height, true);
+  view.setUint32(8, 1, true);
+  if (headerBytes === 16) view.setUint32(12, 1, true);
+  out.set(c.data, headerBytes);
+  return out;
+}
+
+/** The PNG with its pixel data removed: signature, IHDR and IEND only. Valid chunks, no image. */
+export function headerOnlyPng(png: Uint8Array): Uint8Array {
+  const parts: Uint8Array[] = [png.subarray(0, 8)];
+  let at = 8;
+  while (at + 12 <= png.length) {
+    const len = new DataView(png.buffer, png.byteOffset + at, 4).getUint32(0);
+    const type = String.fromCharCode(...png.subarray(at + 4, at + 8));
+    const end = at + 12 + len;
+    if (type !== "IDAT") parts.push(png.subarray(at, end));
+    at = end;
+  }
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Fake Android `monkey -p PKG -c android.intent.category.LAUNCHER 1`: launches the package's
+# launcher activity, the usual way to start an app by package name alone.
+SIM_TOOL=monkey
+. "$SIM_BIN/sim_lib.sh"
+. "$SIM_BIN/sim_apps.sh"
+
+for a in "$@"; do echo "  bash arg: $a"; done
+pkg=
+while [ $# -gt 0 ]; do
+  case $1 in
+    -p) pkg=${2-}; shift ;;
+    -c | -s | --throttle | --pct-*) shift ;;
+  esac
+  [ $# -gt 0 ] && shift
+done
+if [ -z "$pkg" ] || ! sim_activity "$pkg"; then
+  echo "** No activities found to run, monkey aborted." >&2
+  exit 251
+fi
+echo "Events injected: 1"
+echo "## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)"
+sim_event @launch "$pkg" ""

@@ -1,0 +1,68 @@
+# Shared by the sim's fake Android tools (copied next to them by tests/sim/tools.ts).
+# Records argv for the sim, then gives the tool the phone's paths and state files.
+# shellcheck shell=sh
+
+# One record per call: command id, argc, tool, argv, each NUL-terminated, in one write.
+if [ -z "${SIM_NORECORD-}" ]; then
+  printf '%s\0' "${SIM_CMD_ID:-0}" "$#" "$SIM_TOOL" "$@" >>"$SIM_STATE/calls.log"
+fi
+
+# The tools' own helpers are the host's real ones, never our fakes.
+PATH=/usr/bin:/bin
+export PATH
+S=$SIM_STATE
+
+# An event the sim applies after the command, e.g. an activity the fake am resolved.
+sim_event() {
+  sim_n=$(($# - 1))
+  printf '%s\0' "${SIM_CMD_ID:-0}" "$sim_n" "$@" >>"$S/calls.log"
+}
+
+# Device path -> file under the sim's root, in $P. /sdcard is /storage/emulated/0 on Android.
+sim_map() {
+  case $1 in
+    /sdcard | /sdcard/* | /data/local/tmp | /data/local/tmp/*) P=$SIM_ROOT$1 ;;
+    /storage/emulated/0 | /storage/emulated/0/*) P=$SIM_ROOT/sdcard${1#/storage/emulated/0} ;;
+    /storage/self/primary | /storage/self/primary/*) P=$SIM_ROOT/sdcard${1#/storage/self/primary} ;;
+    *) P=$1 ;;
+  esac
+}
+
+# Runs a real host tool on mapped paths, showing device paths (not host paths) in its messages.
+# $1 = tool, $2 = 1 to rewrite stdout too (ls prints the paths it was given).
+sim_run_mapped() {
+  sim_tool=$1
+  sim_rewrite_out=$2
+  shift 2
+  sim_count=$#
+  while [ "$sim_count" -gt 0 ]; do
+    sim_map "$1"
+    shift
+    set -- "$@" "$P"
+    sim_count=$((sim_count - 1))
+  done
+  sim_err=$S/err.$$
+  if [ "$sim_rewrite_out" = 1 ]; then
+    "$sim_tool" "$@" >"$S/out.$$" 2>"$sim_err"
+    sim_rc=$?
+    sed "s|$SIM_ROOT/sdcard|/sdcard|g; s|$SIM_ROOT||g" "$S/out.$$"
+    rm -f "$S/out.$$"
+  else
+    "$sim_tool" "$@" 2>"$sim_err"
+    sim_rc=$?
+  fi
+  sed "s|$SIM_ROOT||g" "$sim_err" >&2
+  rm -f "$sim_err"
+  return "$sim_rc"
+}
+
+# Errors go to stderr and set the exit status on devices with shell_v2 (Android 7+); the old
+# `am` printed them on stdout and always exited 0.
+sim_fail() {
+  if [ "${SIM_MODERN-}" = 1 ]; then
+    printf '%s\n' "$@" >&2
+    exit 1
+  fi
+  printf '%s\n' "$@"
+  exit 0
+}

@@ -1,0 +1,64 @@
+#!/bin/sh
+# Fake Android `uiautomator dump [--compressed] [FILE]`: copies the sim's current XML to FILE
+# (default /sdcard/window_dump.xml). On an injected idle-state error it prints the error,
+# exits 0 and leaves any earlier dump file in place, like the real one.
+SIM_TOOL=uiautomator
+. "$SIM_BIN/sim_lib.sh"
+
+if [ "${1-}" != dump ]; then
+  cat <<'USAGE'
+Usage: uiautomator <subcommand> [options]
+
+Available subcommands:
+
+help: displays help message
+
+runtest: executes UI automation tests
+    runtest <class spec> [options]
+
+dump: creates an XML dump of current UI hierarchy
+    dump [--verbose][file]
+      [--compressed]: dumps compressed layout information.
+      [file]: the location where the dumped XML should be stored, default is
+      /sdcard/window_dump.xml
+
+events: prints out accessibility events until terminated
+USAGE
+  exit 0
+fi
+shift
+
+compressed=0
+file=/sdcard/window_dump.xml
+for a in "$@"; do
+  case $a in
+    --compressed) compressed=1 ;;
+    -*) ;;
+    *) file=$a ;;
+  esac
+done
+
+errors=$(cat "$S/fault_idle_errors" 2>/dev/null)
+case $errors in '' | *[!0-9]*) errors=0 ;; esac
+if [ "$errors" -gt 0 ] && { [ "$compressed" = 0 ] || [ -e "$S/fault_idle_even_compressed" ]; }; then
+  echo $((errors - 1)) >"$S/fault_idle_errors"
+  cat "$S/fault_idle_message" >&2
+  exit 0
+fi
+
+src=$S/screen.xml
+[ "$compressed" = 1 ] && src=$S/screen_compressed.xml
+case $file in
+  /dev/tty | /dev/stdout)
+    # The XML has no trailing newline, so the confirmation follows it on the same line.
+    cat "$src"
+    ;;
+  *)
+    sim_map "$file"
+    if ! cp "$src" "$P" 2>/dev/null; then
+      echo "ERROR: could not write dump to $file" >&2
+      exit 0
+    fi
+    ;;
+esac
+echo "UI hierchary dumped to: $file"

@@ -1,0 +1,526 @@
+// The simulated phone, checked through the real adb client (Debian's adb 29) on an isolated
+// adb server, plus its pure parts (wire format, argv log, screen model) as unit tests.
+
+import assert from "node:assert/strict";
+import { decode } from "fast-png";
+import { type SimPhone, type SimPhoneOptions, startSimPhone } from "./sim/sim_phone.ts";
+import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
+import {
+  A_OKAY,
+  encodeMessage,
+  MessageReader,
+  parseService,
+  SHELL_EXIT,
+  shellPacket,
+} from "./sim/wire.ts";
+import { CallLogParser } from "./sim/tools.ts";
+import { applyToolCall, initialState, layout } from "./sim/screen.ts";
+import { escapeXmlAttr, renderXml } from "./sim/render.ts";
+
+// ---- helpers ----
+
+async function withPhone(
+  opts: SimPhoneOptions,
+  fn: (sim: SimPhone, adb: AdbHarness) => Promise<void>,
+): Promise<void> {
+  const sim = await startSimPhone(opts);
+  let adb: AdbHarness | undefined;
+  try {
+    adb = await startAdbHarness();
+    await adb.connect(sim.serial);
+    await fn(sim, adb);
+  } finally {
+    await adb?.close();
+    await sim.close();
+  }
+}
+
+function shell(adb: AdbHarness, sim: SimPhone, command: string) {
+  return adb.adb("-s", sim.serial, "shell", command);
+}
+
+function execOut(adb: AdbHarness, sim: SimPhone, command: string) {
+  return adb.adbBytes("-s", sim.serial, "exec-out", command);
+}
+
+/** POSIX single quoting, the way phone-eye quotes for the device shell. */
+function quote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+function endsWithIend(png: Uint8Array): boolean {
+  const tail = new TextDecoder("latin1").decode(png.subarray(png.length - 8, png.length - 4));
+  return tail === "IEND";
+}
+
+/** Centre of the first node whose text is `label`, from uiautomator XML. */
+function centreOf(xml: string, label: string): [number, number] {
+  const m = new RegExp(`text="${label}"[^>]*bounds="\\[(\\d+),(\\d+)\\]\\[(\\d+),(\\d+)\\]"`).exec(
+    xml,
+  );
+  assert.ok(m, `no node with text="${label}" in the dump`);
+  const [x1, y1, x2, y2] = m.slice(1).map(Number) as [number, number, number, number];
+  return [Math.round((x1 + x2) / 2), Math.round((y1 + y2) / 2)];
+}
+
+async function dump(adb: AdbHarness, sim: SimPhone): Promise<string> {
+  const r = await shell(
+    adb,
+    sim,
+    "uiautomator dump /data/local/tmp/ui.xml >/dev/null && cat /data/local/tmp/ui.xml",
+  );
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout;
+}
+
+const permissions = "none" as const;
+
+// ---- pure units ----
+
+Deno.test({
+  name: "wire messages round-trip with magic and payload checksum",
+  permissions,
+  fn() {
+    const bytes = encodeMessage({
+      command: A_OKAY,
+      arg0: 7,
+      arg1: 9,
+      data: new Uint8Array([1, 2, 250]),
+    });
+    assert.equal(bytes.length, 27);
+    const view = new DataView(bytes.buffer);
+    assert.equal(view.getUint32(16, true), 253);
+    assert.equal(view.getUint32(20, true), (A_OKAY ^ 0xffffffff) >>> 0);
+    const reader = new MessageReader();
+    assert.deepEqual(reader.push(bytes.subarray(0, 10)), []);
+    const [msg] = reader.push(bytes.subarray(10));
+    assert.deepEqual(msg, { command: A_OKAY, arg0: 7, arg1: 9, data: new Uint8Array([1, 2, 250]) });
+    bytes[20] = 0;
+    assert.throws(() => new MessageReader().push(bytes), /bad adb header/);
+  },
+});
+
+Deno.test({
+  name: "parseService tells legacy shell, shell_v2 and exec apart",
+  permissions,
+  fn() {
+    const enc = (s: string) => new TextEncoder().encode(`${s}\0`);
+    assert.deepEqual(parseService(enc("shell:echo a:b")), {
+      kind: "shell",
+      command: "echo a:b",
+      v2: false,
+      pty: false,
+      options: [],
+    });
+    const v2 = parseService(enc("shell,v2,TERM=xterm,raw:ls"));
+    assert.equal(v2.kind === "shell" && v2.v2 && !v2.pty && v2.command, "ls");
+    assert.deepEqual(parseService(enc("exec:screencap -p")), {
+      kind: "exec",
+      command: "screencap -p",
+    });
+    assert.deepEqual(parseService(enc("sync:")), { kind: "other", name: "sync:" });
+    assert.deepEqual([...shellPacket(SHELL_EXIT, new Uint8Array([3]))], [3, 1, 0, 0, 0, 3]);
+  },
+});
+
+Deno.test({
+  name: "the argv log parser keeps argument bytes and waits for half-written records",
+  permissions,
+  fn() {
+    const rec = (...f: string[]) => new TextEncoder().encode(f.map((x) => `${x}\0`).join(""));
+    const p = new CallLogParser();
+    const one = rec("4", "2", "input", "text", "a b\n'\"$(x) é");
+    const two = rec("5", "0", "screencap");
+    const both = new Uint8Array([...one, ...two]);
+    assert.deepEqual(p.push(both.subarray(0, one.length + 3)), [
+      { cmdId: 4, tool: "input", argv: ["text", "a b\n'\"$(x) é"] },
+    ]);
+    assert.deepEqual(p.push(both.subarray(one.length + 3)), [
+      { cmdId: 5, tool: "screencap", argv: [] },
+    ]);
+  },
+});
+
+Deno.test({
+  name: "screen model: tapping the Notes icon opens Notes and input text decodes %s",
+  permissions,
+  fn() {
+    const size = { width: 1080, height: 2400 };
+    const state = initialState();
+    const [x, y] = centreOf(renderXml(layout(state, size), false), "Notes");
+    applyToolCall(state, size, "input", ["tap", String(x), String(y)]);
+    assert.equal(state.app, "notes");
+    applyToolCall(state, size, "input", ["text", "100%sfine"]);
+    applyToolCall(state, size, "input", ["keyevent", "KEYCODE_DEL"]);
+    assert.equal(state.notesText, "100 fin");
+    applyToolCall(state, size, "input", ["keyevent", "4"]);
+    assert.equal(state.app, "home");
+    assert.equal(escapeXmlAttr(`a&<>"\n`), "a&amp;&lt;&gt;&quot;&#10;");
+  },
+});
+
+// ---- through real adb ----
+
+Deno.test("adb connects to the sim and runs shell commands", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const devices = await adb.adb("devices", "-l");
+    assert.match(devices.stdout, new RegExp(`${sim.serial}\\s+device .*model:SimPhone`));
+    const r = await adb.adb("-s", sim.serial, "shell", "echo", "hi");
+    assert.deepEqual(r, { code: 0, stdout: "hi\n", stderr: "" });
+    assert.deepEqual(sim.commands(), ["echo hi"]);
+    assert.match(sim.services()[0] ?? "", /^shell,v2,(.*,)?raw:echo hi$/);
+    assert.equal((await shell(adb, sim, "getprop ro.build.version.sdk")).stdout, "34\n");
+    assert.equal((await shell(adb, sim, "wm size")).stdout, "Physical size: 1080x2400\n");
+  });
+});
+
+Deno.test("shell_v2 carries exit status and separate stderr; exec-out merges them", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const r = await shell(adb, sim, "echo out; echo err >&2; exit 7");
+    assert.deepEqual(r, { code: 7, stdout: "out\n", stderr: "err\n" });
+    const x = await execOut(adb, sim, "echo out; echo err >&2; exit 7");
+    assert.equal(x.code, 0);
+    assert.equal(new TextDecoder().decode(x.stdout), "out\nerr\n");
+  });
+});
+
+Deno.test("legacy shell (no shell_v2) gives no exit status and merges stderr", async () => {
+  await withPhone({ shellV2: false }, async (sim, adb) => {
+    const r = await shell(adb, sim, "echo out; echo err >&2; exit 7");
+    assert.deepEqual(r, { code: 0, stdout: "out\nerr\n", stderr: "" });
+    assert.match(sim.services()[0] ?? "", /^shell:/);
+    const am = await shell(adb, sim, "am start -a android.intent.action.VIEW -d nope:x");
+    assert.equal(am.code, 0);
+    assert.match(
+      am.stdout,
+      /Error: Activity not started, unable to resolve Intent \{ act=android\.intent\.action\.VIEW dat=nope:x flg=0x10000000 \}/,
+    );
+  });
+});
+
+Deno.test("exec-out screencap -p is a byte-exact PNG of the screen size; raw screencap has a header", async () => {
+  await withPhone({ width: 720, height: 1600 }, async (sim, adb) => {
+    const png = await execOut(adb, sim, "screencap -p");
+    assert.equal(png.code, 0);
+    assert.ok(endsWithIend(png.stdout));
+    assert.deepEqual(png.stdout, await Deno.readFile(`${sim.root}/.sim/screen.png`));
+    const img = decode(png.stdout);
+    assert.deepEqual([img.width, img.height, img.channels], [720, 1600, 4]);
+    const raw = await execOut(adb, sim, "screencap");
+    const view = new DataView(raw.stdout.buffer, raw.stdout.byteOffset);
+    assert.deepEqual([view.getUint32(0, true), view.getUint32(4, true), view.getUint32(8, true)], [
+      720,
+      1600,
+      1,
+    ]);
+    assert.equal(raw.stdout.length, 16 + 720 * 1600 * 4);
+    assert.deepEqual(raw.stdout.subarray(16), img.data);
+  });
+});
+
+Deno.test("uiautomator dump and cat in one command return XML matching the screen", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const r = await shell(
+      adb,
+      sim,
+      "uiautomator dump /data/local/tmp/x.xml && cat /data/local/tmp/x.xml; rm -f /data/local/tmp/x.xml",
+    );
+    assert.equal(r.code, 0);
+    assert.ok(
+      r.stdout.startsWith("UI hierchary dumped to: /data/local/tmp/x.xml\n<?xml version='1.0'"),
+    );
+    assert.match(
+      r.stdout,
+      /<hierarchy rotation="0"><node index="0" text="" resource-id="" class="android\.widget\.FrameLayout" package="com\.android\.launcher3"/,
+    );
+    for (const label of ["Notes", "Settings", "Browser", "Camera"]) centreOf(r.stdout, label);
+    const gone = await shell(adb, sim, "cat /data/local/tmp/x.xml");
+    assert.deepEqual(gone, {
+      code: 1,
+      stdout: "",
+      stderr: "cat: /data/local/tmp/x.xml: No such file or directory\n",
+    });
+    const tty = await shell(adb, sim, "uiautomator dump --compressed /dev/tty");
+    assert.match(tty.stdout, /<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);
+    assert.doesNotMatch(tty.stdout, /android:id\/content/);
+  });
+});
+
+Deno.test("fake tools record a hostile argument byte for byte and never run it", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const payloads = [
+      "a b;$(x)",
+      `it's "quoted" \`id\` $(touch ${sim.marker}); touch ${sim.marker} & | > <`,
+      "new\nline\ttab  two spaces é ✓ 😀",
+      "%s%s\\n\\'",
+    ];
+    for (const p of payloads) await shell(adb, sim, `input text ${quote(p)}`);
+    assert.deepEqual(sim.toolCalls("input"), payloads.map((p) => ["text", p]));
+    // exec-out with several arguments quotes all but the first itself (adb 29).
+    await adb.adb("-s", sim.serial, "exec-out", "input", "text", payloads[1] ?? "");
+    assert.deepEqual(sim.toolCalls("input").at(-1), ["text", payloads[1]]);
+    await assert.rejects(Deno.stat(sim.marker), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("the injection marker is real: an unquoted payload does run on the sim's sh", async () => {
+  await withPhone({}, async (sim, adb) => {
+    await shell(adb, sim, `input text a; touch ${sim.marker}`);
+    assert.ok((await Deno.stat(sim.marker)).isFile);
+    assert.deepEqual(sim.toolCalls("input"), [["text", "a"]]);
+  });
+});
+
+Deno.test("tapping the Notes icon then typing shows the text in the next dump", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const [x, y] = centreOf(await dump(adb, sim), "Notes");
+    await shell(adb, sim, `input tap ${x} ${y}`);
+    assert.equal(sim.screen().name, "notes");
+    await shell(adb, sim, "input text 'hello%sworld&<'");
+    assert.equal(sim.screen().text, "hello world&<");
+    const xml = await dump(adb, sim);
+    assert.match(
+      xml,
+      /text="hello world&amp;&lt;" resource-id="com\.android\.notes:id\/note_text" class="android\.widget\.EditText"[^>]* focused="true"/,
+    );
+    const png = decode((await execOut(adb, sim, "screencap -p")).stdout);
+    assert.equal(png.width, 1080);
+    await shell(adb, sim, "input keyevent KEYCODE_HOME");
+    assert.equal(sim.screen().name, "home");
+  });
+});
+
+Deno.test("Settings scrolls on swipe and am start opens the browser at a URL", async () => {
+  await withPhone({}, async (sim, adb) => {
+    await shell(adb, sim, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1");
+    const before = centreOf(await dump(adb, sim), "Battery");
+    await shell(adb, sim, "input swipe 540 1800 540 1200 300");
+    assert.equal(sim.screen().scroll, 600);
+    const after = centreOf(await dump(adb, sim), "Battery");
+    assert.equal(after[1], before[1] - 600);
+    const am = await shell(
+      adb,
+      sim,
+      "am start -a android.intent.action.VIEW -d 'https://example.com/a?b=1'",
+    );
+    assert.equal(am.code, 0);
+    assert.equal(
+      am.stdout,
+      "Starting: Intent { act=android.intent.action.VIEW dat=https://example.com/a?b=1 }\n",
+    );
+    assert.deepEqual([sim.screen().name, sim.screen().url], [
+      "browser",
+      "https://example.com/a?b=1",
+    ]);
+    const focus = await shell(adb, sim, "dumpsys window | grep mCurrentFocus");
+    assert.match(focus.stdout, /com\.android\.browser\/com\.android\.browser\.BrowserActivity/);
+    const bad = await shell(adb, sim, "am start -n com.example.gone/.Main");
+    assert.equal(bad.code, 1);
+    assert.match(
+      bad.stderr,
+      /Error: Activity class \{com\.example\.gone\/\.Main\} does not exist\./,
+    );
+  });
+});
+
+Deno.test("fault dropAfterNext: the tap happens, adb 29 still exits 0, then the device is offline", async () => {
+  await withPhone({}, async (sim, adb) => {
+    // Keep adb's automatic reconnect out until we look.
+    sim.faults.refuseConnections(60_000);
+    sim.faults.dropAfterNext("input");
+    const tap = await shell(adb, sim, "input keyevent CAMERA");
+    assert.equal(sim.screen().name, "camera");
+    assert.deepEqual(tap, { code: 0, stdout: "", stderr: "" });
+    const next = await shell(adb, sim, "echo hi");
+    assert.equal(next.code, 1);
+    assert.match(next.stderr, /error: device offline|error: closed/);
+    const again = await adb.adb("connect", sim.serial);
+    assert.match(again.stdout, /Connection refused|already connected/);
+    sim.faults.clear();
+    await adb.adb("disconnect", sim.serial);
+    await adb.connect(sim.serial);
+    assert.equal((await shell(adb, sim, "echo back")).stdout, "back\n");
+  });
+});
+
+Deno.test("fault dropAfterNext beforeOpenAck: the key press happens, adb says error: closed", async () => {
+  await withPhone({}, async (sim, adb) => {
+    sim.faults.refuseConnections(60_000);
+    sim.faults.dropAfterNext("input", { beforeOpenAck: true });
+    const key = await shell(adb, sim, "input keyevent CAMERA");
+    assert.equal(sim.screen().name, "camera");
+    assert.deepEqual(key, { code: 1, stdout: "", stderr: "error: closed\n" });
+    await adb.waitForState(sim.serial, "offline");
+  });
+});
+
+Deno.test("fault dropNow plus refuseConnections: adb reports offline, then refused", async () => {
+  await withPhone({}, async (sim, adb) => {
+    sim.faults.refuseConnections(60_000);
+    sim.faults.dropNow();
+    await adb.waitForState(sim.serial, "offline");
+    assert.match((await shell(adb, sim, "echo x")).stderr, /error: device offline/);
+    await adb.adb("disconnect", sim.serial);
+    const refused = await adb.adb("connect", sim.serial);
+    assert.equal(refused.code, 0); // adb connect exits 0 even when it fails
+    assert.equal(refused.stdout, `failed to connect to '${sim.serial}': Connection refused\n`);
+    const missing = await shell(adb, sim, "echo x");
+    assert.equal(missing.stderr, `error: device '${sim.serial}' not found\n`);
+    sim.faults.clear();
+    await adb.connect(sim.serial);
+  });
+});
+
+Deno.test("fault hang: a matching command never answers while others still run", async () => {
+  await withPhone({}, async (sim, adb) => {
+    sim.faults.hang(/uiautomator/);
+    const child = new Deno.Command("adb", {
+      args: ["-s", sim.serial, "shell", "uiautomator dump"],
+      env: adb.env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const other = await shell(adb, sim, "echo alive");
+    assert.equal(other.stdout, "alive\n");
+    const waited = await Promise.race([
+      child.status.then(() => "answered"),
+      new Promise<string>((resolve) => setTimeout(() => resolve("hanging"), 300)),
+    ]);
+    assert.equal(waited, "hanging");
+    child.kill("SIGKILL");
+    await child.status;
+    assert.deepEqual(sim.toolCalls("uiautomator"), []);
+    assert.ok(sim.commands().includes("uiautomator dump"));
+  });
+});
+
+Deno.test("fault latency delays only commands that use the named tool", async () => {
+  await withPhone({}, async (sim, adb) => {
+    sim.faults.latency(700, "input");
+    const order: string[] = [];
+    const slow = shell(adb, sim, "input tap 1 1").then(() => order.push("input"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await shell(adb, sim, "echo quick").then(() => order.push("echo"));
+    await slow;
+    assert.deepEqual(order, ["echo", "input"]);
+  });
+});
+
+Deno.test("fault emptyPng: screencap -p is empty or header-only while raw screencap works", async () => {
+  await withPhone({}, async (sim, adb) => {
+    sim.faults.emptyPng(true);
+    const empty = await execOut(adb, sim, "screencap -p");
+    assert.deepEqual([empty.code, empty.stdout.length], [0, 0]);
+    sim.faults.emptyPng(true, { headerOnly: true });
+    const header = await execOut(adb, sim, "screencap -p");
+    assert.ok(endsWithIend(header.stdout));
+    assert.ok(header.stdout.length < 100);
+    assert.throws(() => decode(header.stdout));
+    const raw = await execOut(adb, sim, "screencap");
+    assert.equal(raw.stdout.length, 16 + 1080 * 2400 * 4);
+    sim.faults.clear();
+    assert.ok(decode((await execOut(adb, sim, "screencap -p")).stdout).width === 1080);
+  });
+});
+
+Deno.test("fault blackScreen: frames are black, the UI tree is not", async () => {
+  await withPhone({ width: 540, height: 1200 }, async (sim, adb) => {
+    sim.faults.blackScreen(true);
+    const img = decode((await execOut(adb, sim, "screencap -p")).stdout);
+    assert.ok(img.data.every((v, i) => i % 4 === 3 ? v === 255 : v === 0));
+    centreOf(await dump(adb, sim), "Notes");
+  });
+});
+
+Deno.test("fault idleStateErrors: the dump fails n times, exits 0 and leaves the old file", async () => {
+  await withPhone({}, async (sim, adb) => {
+    await shell(adb, sim, "uiautomator dump");
+    await shell(adb, sim, "input keyevent CAMERA");
+    sim.faults.idleStateErrors(2);
+    const failed = await shell(adb, sim, "uiautomator dump && cat /sdcard/window_dump.xml");
+    assert.equal(failed.code, 0);
+    assert.ok(failed.stderr === "ERROR: could not get idle state.\n");
+    // Stale: the file still shows the home screen although Camera is open.
+    assert.match(
+      (await shell(adb, sim, "cat /sdcard/window_dump.xml")).stdout,
+      /com\.android\.launcher3/,
+    );
+    const compressed = await shell(adb, sim, "uiautomator dump --compressed /dev/tty");
+    assert.match(compressed.stdout, /com\.android\.camera2/);
+    assert.equal(
+      (await shell(adb, sim, "uiautomator dump /dev/tty")).stderr,
+      "ERROR: could not get idle state.\n",
+    );
+    assert.match(
+      (await shell(adb, sim, "uiautomator dump /dev/tty")).stdout,
+      /com\.android\.camera2/,
+    );
+    sim.faults.idleStateErrors(1, { evenCompressed: true });
+    const both = await shell(adb, sim, "uiautomator dump --compressed /dev/tty");
+    assert.deepEqual([both.stdout, both.stderr], ["", "ERROR: could not get idle state.\n"]);
+  });
+});
+
+Deno.test("fault truncatePng: exec-out exits 0 with half a PNG, with or without the link dying", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const whole = (await execOut(adb, sim, "screencap -p")).stdout;
+    sim.faults.truncatePng(true, { dropLink: false });
+    const cut = await execOut(adb, sim, "screencap -p");
+    assert.equal(cut.code, 0);
+    assert.equal(cut.stdout.length, Math.floor(whole.length / 2));
+    assert.ok(!endsWithIend(cut.stdout));
+    assert.equal(await adb.state(sim.serial), "device");
+    sim.faults.refuseConnections(60_000);
+    sim.faults.truncatePng(true);
+    const dead = await execOut(adb, sim, "screencap -p");
+    assert.deepEqual([dead.code, dead.stdout.length], [0, Math.floor(whole.length / 2)]);
+    await adb.waitForState(sim.serial, "offline");
+  });
+});
+
+Deno.test("services the phone does not offer are refused with error: closed", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const r = await adb.adb("-s", sim.serial, "shell");
+    assert.deepEqual([r.code, r.stderr], [1, "error: closed\n"]);
+    assert.equal((await shell(adb, sim, "echo still")).stdout, "still\n");
+  });
+});
+
+Deno.test("deno task sim runs under the sim permission set and stops cleanly on SIGINT", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P=sim", "--no-prompt", "tests/sim/main.ts"],
+    cwd: new URL("..", import.meta.url),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("Ctrl-C")) {
+    const { value, done } = await lines.read();
+    if (done) break;
+    text += value;
+  }
+  const serial = /adb connect (127\.0\.0\.1:\d+)/.exec(text)?.[1];
+  const adb = await startAdbHarness();
+  try {
+    assert.ok(serial, `no serial in: ${text}`);
+    assert.match(text, new RegExp(`ANDROID_SERIAL=${serial} deno task start`));
+    await adb.connect(serial);
+    assert.equal((await adb.adb("-s", serial, "shell", "echo ok")).stdout, "ok\n");
+  } finally {
+    await adb.close();
+    child.kill("SIGINT");
+    for (;;) {
+      const { value, done } = await lines.read();
+      if (done) break;
+      text += value;
+    }
+    const status = await child.status;
+    await child.stderr.cancel();
+    assert.equal(status.code, 0);
+    assert.match(text, /stopped after 1 commands/);
+  }
+});
