@@ -1,34 +1,9 @@
 import assert from "node:assert/strict";
-import { tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
+import { EXIT_MARKER, splitExitMarker, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError, classifyAdbFailure, isNetworkSerial } from "../lib/adb/errors.ts";
-import type { AdbOutcome, RunAdb } from "../lib/adb/runner.ts";
-
-const enc = new TextEncoder();
-const exited = (code: number, stdout = "", stderr = ""): AdbOutcome => ({
-  kind: "exited",
-  code,
-  stdout: enc.encode(stdout),
-  stderr,
-});
-
-/** A fake runner: answers each call from the first rule whose pattern matches the joined argv. */
-function fakeAdb(rules: Array<[RegExp, AdbOutcome | AdbOutcome[]]>) {
-  const calls: string[] = [];
-  const run: RunAdb = (args) => {
-    const line = args.join(" ");
-    calls.push(line);
-    for (const [pattern, answer] of rules) {
-      if (!pattern.test(line)) continue;
-      const next = Array.isArray(answer)
-        ? (answer.length > 1 ? answer.shift()! : answer[0]!)
-        : answer;
-      return Promise.resolve(next);
-    }
-    return Promise.resolve(exited(0));
-  };
-  return { run, calls };
-}
+import type { AdbOutcome } from "../lib/adb/runner.ts";
+import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp) {
   await assert.rejects(promise, (error: unknown) => {
@@ -142,7 +117,7 @@ Deno.test({
   permissions: "none",
   async fn() {
     const adb = fakeAdb([
-      [/exec-out uiautomator/, [
+      [/shell uiautomator/, [
         exited(1, "", "error: device offline\n"),
         exited(0, "<hierarchy/>"),
       ]],
@@ -154,10 +129,10 @@ Deno.test({
     });
     assert.equal(out.text, "<hierarchy/>");
     assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
-      "-s 192.0.2.9:5555 exec-out",
+      "-s 192.0.2.9:5555 shell",
       "disconnect 192.0.2.9:5555",
       "connect 192.0.2.9:5555",
-      "-s 192.0.2.9:5555 exec-out",
+      "-s 192.0.2.9:5555 shell",
     ]);
   },
 });
@@ -302,5 +277,48 @@ Deno.test({
     assert.deepEqual(await device.screenSize("tap"), { width: 720, height: 1600 });
     assert.deepEqual(await device.screenSize("tap"), { width: 720, height: 1600 });
     assert.equal(adb.calls.length, 1);
+  },
+});
+
+Deno.test({
+  name: "a text reply without the exit marker was cut short: a tap is reported, not replayed",
+  permissions: "none",
+  async fn() {
+    // adb 29 exits 0 with empty output when a shell_v2 link dies mid-command.
+    const adb = fakeAdb([
+      [/input tap/, exited(0, "", "", { cutShort: true })],
+      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    await rejectsWith(device.run(tapCommand(5, 6), { action: "tap" }), "RECONNECTED");
+    assert.equal(adb.sent.length, 1);
+  },
+});
+
+Deno.test({
+  name: "the exit marker carries the device command's status even on the legacy protocol",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([[/input/, exited(0, "", "", { status: 127 })]]);
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(tapCommand(5, 6), { action: "tap" }),
+      "COMMAND_FAILED",
+      /exit code 127/,
+    );
+  },
+});
+
+Deno.test({
+  name: "splitExitMarker separates output and status, also when output lacks a final newline",
+  permissions: "none",
+  fn() {
+    assert.deepEqual(splitExitMarker(`a\nb\n${EXIT_MARKER}0\n`), { output: "a\nb\n", status: 0 });
+    assert.deepEqual(splitExitMarker(`</hierarchy>${EXIT_MARKER}1\r\n`), {
+      output: "</hierarchy>",
+      status: 1,
+    });
+    assert.equal(splitExitMarker("partial output"), null);
+    assert.equal(splitExitMarker(`${EXIT_MARKER}0\nmore after`), null);
   },
 });

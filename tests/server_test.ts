@@ -1,24 +1,17 @@
 import assert from "node:assert/strict";
 import type { DeviceCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
-import type { AdbOutcome, RunAdb } from "../lib/adb/runner.ts";
+import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 import { INSTRUCTIONS } from "../lib/server.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
-const enc = new TextEncoder();
-
 /** A phone made of data: answers `wm size`, records every device command, fails on demand. */
-function fakePhone(answer?: (command: string) => AdbOutcome | undefined) {
-  const sent: string[] = [];
-  const run: RunAdb = (args) => {
-    const command = args.at(-1) ?? "";
-    sent.push(command);
-    const custom = answer?.(command);
-    if (custom) return Promise.resolve(custom);
-    const stdout = command === "wm size" ? "Physical size: 1080x2400\n" : "";
-    return Promise.resolve({ kind: "exited", code: 0, stdout: enc.encode(stdout), stderr: "" });
+function fakePhone(rules: Parameters<typeof fakeAdb>[0] = []) {
+  const adb = fakeAdb(rules);
+  return {
+    device: createDevice({ run: adb.run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
+    sent: adb.sent,
   };
-  return { device: createDevice({ run, serial: "127.0.0.1:5555", timeoutMs: 1000 }), sent };
 }
 
 Deno.test({
@@ -129,19 +122,17 @@ Deno.test({
   name: "device failures become isError results and the server keeps serving",
   permissions: "none",
   async fn() {
-    let fail = true;
-    const { device } = fakePhone((command) =>
-      fail && command.startsWith("am start")
-        ? {
-          kind: "exited",
-          code: 0,
-          stdout: enc.encode(
-            "Starting: Intent { act=x.y }\nError: Activity not started, unable to resolve Intent { act=x.y flg=0x10000000 }\n",
-          ),
-          stderr: "",
-        }
-        : undefined
-    );
+    // Legacy-protocol phones print am's failure with exit status 0; the text must tell.
+    const { device } = fakePhone([[
+      /am start/,
+      [
+        exited(
+          0,
+          "Starting: Intent { act=x.y }\nError: Activity not started, unable to resolve Intent { act=x.y flg=0x10000000 }\n",
+        ),
+        exited(0, "Starting: Intent { act=x.y }\n"),
+      ],
+    ]]);
     const mcp = await connectInProcess({ device });
     try {
       const failed = await mcp.client.callTool({
@@ -150,7 +141,6 @@ Deno.test({
       });
       assert.equal(failed.isError, true);
       assert.match(textOf(failed), /Cannot start the intent: .*unable to resolve Intent/);
-      fail = false;
       const ok = await mcp.client.callTool({ name: "phone_intent", arguments: { action: "x.y" } });
       assert.equal(ok.isError, undefined);
     } finally {

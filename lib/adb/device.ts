@@ -1,7 +1,14 @@
 // The phone as phone-eye sees it: every device call goes through run(), which classifies failures,
 // revives a dropped Wi-Fi link once, and replays only read-only commands. State lives per server.
 
-import { type DeviceCommand, isReplayable, parseWmSize, wmSizeCommand } from "./commands.ts";
+import {
+  type DeviceCommand,
+  isReplayable,
+  parseWmSize,
+  splitExitMarker,
+  withExitMarker,
+  wmSizeCommand,
+} from "./commands.ts";
 import { AdbError, classifyAdbFailure, excerpt, isNetworkSerial } from "./errors.ts";
 import type { RunAdb } from "./runner.ts";
 
@@ -62,20 +69,28 @@ export function createDevice(options: DeviceOptions): Device {
     command: DeviceCommand,
     opts: RunOptions,
   ): Promise<{ done: DeviceOutput } | { error: AdbError }> {
-    const outcome = await run([...target, command.service, command.shell], timeoutMs);
+    const outcome = await run([...target, command.service, withExitMarker(command)], timeoutMs);
     const ctx = { action: opts.action, serial, command: `${command.service} ${command.shell}` };
     const error = classifyAdbFailure(outcome, ctx, os);
     if (error) return { error };
     if (outcome.kind !== "exited") throw new Error("unreachable: classified as success");
-    if (opts.complete?.(outcome.stdout) === false) {
-      return {
-        error: new AdbError(
-          "TRANSPORT",
-          `Cannot ${opts.action}: the phone's answer was cut short (the link dropped mid-transfer)`,
-        ),
-      };
+    const cutShort = () => ({
+      error: new AdbError(
+        "TRANSPORT",
+        `Cannot ${opts.action}: the phone's answer was cut short (the link dropped mid-command)`,
+      ),
+    });
+    let stdout = outcome.stdout;
+    if (command.service === "shell") {
+      const split = splitExitMarker(decode(stdout));
+      if (split === null) return cutShort();
+      stdout = new TextEncoder().encode(split.output);
+      // The device command's own status, which the legacy protocol would otherwise lose.
+      const failed = classifyAdbFailure({ ...outcome, code: split.status, stdout }, ctx, os);
+      if (failed) return { error: failed };
     }
-    return { done: output(outcome) };
+    if (opts.complete?.(stdout) === false) return cutShort();
+    return { done: output({ stdout, stderr: outcome.stderr }) };
   }
 
   async function listSerials(): Promise<string[]> {
