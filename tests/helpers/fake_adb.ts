@@ -21,10 +21,16 @@ export const exited = (
  * Answers each call from the first rule whose pattern matches the argv joined with spaces (the
  * device command without its marker). A list answers in turn, repeating its last entry.
  */
-export function fakeAdb(rules: Array<[RegExp, FakeAnswer | FakeAnswer[]]> = []) {
+export interface FakeAdb {
+  run: RunAdb;
   /** argv of each call, joined, with the marker stripped. */
-  const calls: string[] = [];
+  calls: string[];
   /** The device commands alone (the last argument of shell/exec-out calls). */
+  sent: string[];
+}
+
+export function fakeAdb(rules: Array<[RegExp, FakeAnswer | FakeAnswer[]]> = []): FakeAdb {
+  const calls: string[] = [];
   const sent: string[] = [];
   const run: RunAdb = (args) => {
     const last = args.at(-1) ?? "";
