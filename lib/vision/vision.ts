@@ -3,7 +3,6 @@
 
 import type { VisionConfig } from "../config.ts";
 import { createDirectVision } from "./direct.ts";
-import { createMcpVision } from "./mcp.ts";
 
 export interface VisionImage {
   bytes: Uint8Array;
@@ -58,10 +57,33 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
     case "direct":
       return createDirectVision(config, fetchFn);
     case "mcp":
-      return createMcpVision(config, fetchFn);
+      return lazyVision(
+        "mcp",
+        endpointOf(config.url),
+        () => import("./mcp.ts").then((m) => m.createMcpVision(config, fetchFn)),
+      );
     case "none":
       return unconfiguredVision();
   }
+}
+
+/**
+ * A route whose module loads on first use. The MCP client SDK is the largest import phone-eye has;
+ * loading it only when a look needs it keeps start-up to tools/list short (bench/hand_bench.ts).
+ */
+function lazyVision(route: Vision["route"], endpoint: string, load: () => Promise<Vision>): Vision {
+  let loaded: Promise<Vision> | undefined;
+  return {
+    route,
+    endpoint,
+    async describe(image, prompt, signal) {
+      loaded ??= load();
+      return await (await loaded).describe(image, prompt, signal);
+    },
+    async close() {
+      if (loaded) await (await loaded).close();
+    },
+  };
 }
 
 export const UNCONFIGURED_MESSAGE = "Vision is not configured. Set PHONE_EYE_VISION_API_KEY " +
