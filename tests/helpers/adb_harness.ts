@@ -15,7 +15,7 @@ export interface AdbRun {
 }
 
 export interface AdbHarness {
-  /** ANDROID_ADB_SERVER_PORT, HOME, TMPDIR (adb's log goes there) and PATH; nothing else. */
+  /** ANDROID_ADB_SERVER_PORT, HOME, TMPDIR (adb's log goes there), PATH, ADB_EMU=0, ADB_MDNS=0. */
   readonly env: Record<string, string>;
   readonly port: number;
   /** Runs `adb ...args` against this server, stdin null, output decoded as UTF-8. */
@@ -26,7 +26,8 @@ export interface AdbHarness {
   connect(serial: string, timeoutMs?: number): Promise<void>;
   /** The serial's state in `adb devices` ("device", "offline", ...), or null when not listed. */
   state(serial: string): Promise<string | null>;
-  /** Polls until the serial's state is `want` (null = gone); throws with the last state on timeout. */
+  /** Polls until the serial's state is `want` (null = gone); on timeout, throws with the last
+   * state seen. */
   waitForState(serial: string, want: string | null, timeoutMs?: number): Promise<void>;
   /** `adb kill-server`, waits until the port is closed, removes the temp HOME. */
   close(): Promise<void>;
@@ -61,6 +62,10 @@ export async function startAdbHarness(): Promise<AdbHarness> {
     HOME: home,
     TMPDIR: home,
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    // No emulator port scan (a sim on 5555-5585 would join every adb server as emulator-55xx)
+    // and no mDNS discovery of LAN phones: this server sees only what the test connects.
+    ADB_EMU: "0",
+    ADB_MDNS: "0",
   };
   const decoder = new TextDecoder();
 

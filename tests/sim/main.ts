@@ -1,5 +1,5 @@
 // `deno task sim`: runs the simulated phone on 127.0.0.1 until Ctrl-C, so phone-eye (or plain
-// adb) can be pointed at it by hand. Flags: --port N (default: a free port), --width, --height, --legacy.
+// adb) can be pointed at it by hand. Flags: --port, --width, --height, --model, --legacy.
 
 import { parseArgs } from "node:util";
 import { startSimPhone } from "./sim_phone.ts";

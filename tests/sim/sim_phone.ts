@@ -1,18 +1,25 @@
 // The simulated phone: a TCP server on 127.0.0.1 that speaks adbd's wire protocol to the real
-// adb client, runs each shell command through a real `sh -c` with fake Android tools, and injects faults.
+// adb client, runs each command through a real `sh -c` with fake Android tools, injects faults.
 //
 // Usage (tests):
 //   const sim = await startSimPhone({ shellV2: true });
 //   // adb connect sim.serial, then adb -s sim.serial shell/exec-out ...
+//   // (tests/helpers/adb_harness.ts gives an isolated adb server for that)
 //   sim.toolCalls("input")  -> [["tap", "10", "20"], ...] exact argv per call
 //   sim.screen()            -> { name: "notes", text: "...", url, scroll, ... }
 //   sim.faults.dropAfterNext("input"); sim.faults.idleStateErrors(2); ...
 //   await sim.close();
 //
-// Device paths /sdcard/... and /data/local/tmp/... live under sim.root for the fake tools
-// (cat, rm, ls, mkdir, uiautomator, screencap); shell redirections (`> /sdcard/x`) are not mapped.
-// Commands run in sim.root with PATH=<fake tools>:/usr/bin:/bin; everything else is the host's
-// real tools, on purpose, so an injection payload really runs (see sim.marker).
+// Services: `shell:CMD` (legacy), `shell,v2,...:CMD` (shell protocol), `exec:CMD` (exec-out).
+// Anything else (sync: for push/pull, interactive shell, reboot...) is refused with CLSE, which
+// adb reports as `error: closed`.
+// Fake tools (tests/sim/tools/*.sh): input, screencap, uiautomator, am, monkey, cmd, pm, wm,
+// getprop, dumpsys, and cat/ls/rm/mkdir mapping /sdcard/... and /data/local/tmp/... into
+// sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with
+// PATH=<fake tools>:/usr/bin:/bin; everything else is the host's real tools, on purpose, so an
+// injection payload really runs (see sim.marker).
+// Screens: home (Notes, Settings, Browser, Camera icons), Notes (focused text field), Settings
+// (scrolling list), Browser (URL bar), Camera. State changes apply when a command finishes.
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 
 import {
@@ -47,12 +54,14 @@ import { encodePng, headerOnlyPng, rawScreencap, renderPixels, renderXml } from 
 import { CallLogParser, installTools, type ToolCall } from "./tools.ts";
 
 export interface SimPhoneOptions {
-  /** TCP port on 127.0.0.1; 0 (default) picks a free one. Avoid 5555-5585: adb servers probe those as emulators. */
+  /** TCP port on 127.0.0.1; 0 (default) picks a free one. Avoid 5555-5585: adb servers that
+   * scan for emulators (all but the harness's, which sets ADB_EMU=0) attach those by themselves. */
   port?: number;
   /** Physical screen size; default 1080x2400. */
   width?: number;
   height?: number;
-  /** Advertise `shell_v2` (exit codes, split stderr; Android 7+). Default true. False = legacy shell. */
+  /** Advertise `shell_v2` (exit codes, split stderr; Android 7+). Default true.
+   * False = legacy shell: no exit status, stderr merged, Android 6 properties. */
   shellV2?: boolean;
   /** ro.product.model; default "SimPhone". */
   model?: string;
@@ -133,6 +142,8 @@ export interface SimPhone {
   close(): Promise<void>;
 }
 
+export type { ScreenState } from "./screen.ts";
+
 export function startSimPhone(opts: SimPhoneOptions = {}): Promise<SimPhone> {
   return Sim.start(opts);
 }
@@ -197,6 +208,8 @@ class Sim implements SimPhone {
   #listener: Deno.Listener | null;
   readonly #transports = new Set<Transport>();
   readonly #children = new Set<Deno.ChildProcess>();
+  /** Cancels our reads of running commands' pipes, which a left-behind grandchild may hold. */
+  readonly #readCancels = new Set<() => void>();
   /** Pending timers, each with the callback that settles whoever waits on it. */
   readonly #timers = new Map<Timer, () => void>();
   #reopenTimer: Timer | null = null;
@@ -305,11 +318,8 @@ class Sim implements SimPhone {
     this.#listener?.close();
     this.#listener = null;
     for (const t of this.#transports) t.drop();
-    for (const c of this.#children) {
-      try {
-        c.kill("SIGKILL");
-      } catch { /* already gone */ }
-    }
+    await Promise.all([...this.#children].map((c) => killGroup(c)));
+    for (const cancel of this.#readCancels) cancel();
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
     await Deno.remove(this.root, { recursive: true }).catch(() => {});
   }
@@ -641,6 +651,24 @@ class Sim implements SimPhone {
     };
   }
 
+  async #collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+    const reader = stream.getReader();
+    const cancel = () => void reader.cancel().catch(() => {});
+    this.#readCancels.add(cancel);
+    const parts: Uint8Array[] = [];
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        parts.push(value);
+      }
+    } finally {
+      this.#readCancels.delete(cancel);
+      reader.releaseLock();
+    }
+    return concat(parts);
+  }
+
   async #readCalls(): Promise<ToolCall[]> {
     const file = await Deno.open(`${this.#dir}/calls.log`, { read: true });
     try {
@@ -663,9 +691,13 @@ class Sim implements SimPhone {
   }
 
   async #run(command: string, merged: boolean, cmdId: number): Promise<CommandResult> {
-    // Legacy shell and exec: give the command one stream for both outputs, as adbd's raw
-    // subprocess does, so their interleaving is kept.
-    const args = merged ? ["-c", 'exec sh -c "$1" 2>&1', "sh", command] : ["-c", command];
+    // Legacy shell and exec: one stream for both outputs, as adbd's raw subprocess has, so their
+    // interleaving is kept. setsid makes the command a process group close() can kill whole.
+    const redirect = merged ? " 2>&1" : "";
+    const wrapper =
+      `if command -v setsid >/dev/null 2>&1; then exec setsid -w sh -c "$1"${redirect}; ` +
+      `else exec sh -c "$1"${redirect}; fi`;
+    const args = ["-c", wrapper, "sh", command];
     const child = new Deno.Command("sh", {
       args,
       cwd: this.root,
@@ -687,8 +719,8 @@ class Sim implements SimPhone {
     this.#children.add(child);
     try {
       const [stdout, stderr, status] = await Promise.all([
-        collect(child.stdout),
-        collect(child.stderr),
+        this.#collect(child.stdout),
+        this.#collect(child.stderr),
         child.status,
       ]);
       // A command killed by a signal reports 128+signal, like adbd does for shell_v2.
@@ -698,6 +730,21 @@ class Sim implements SimPhone {
       this.#children.delete(child);
     }
   }
+}
+
+/** Kills a command and whatever it started (its process group, see #run). */
+async function killGroup(child: Deno.ChildProcess): Promise<void> {
+  try {
+    await new Deno.Command("sh", {
+      args: ["-c", `kill -9 -${child.pid} 2>/dev/null`],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+  } catch { /* sh itself failed to start: fall through to killing the child alone */ }
+  try {
+    child.kill("SIGKILL");
+  } catch { /* already gone */ }
 }
 
 /** Whether `tool` appears in the command as a word (not inside a path or another name). */
@@ -719,12 +766,6 @@ function signalNumber(signal: Deno.Signal): number {
     SIGTERM: 15,
   };
   return table[signal] ?? 0;
-}
-
-async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  for await (const chunk of stream) parts.push(chunk);
-  return concat(parts);
 }
 
 /** One adb transport: a TCP connection from the adb server, carrying many streams. */

@@ -23,7 +23,10 @@ USAGE
 case ${1-} in
   keyboard | mouse | joystick | touchnavigation | touchpad | trackball | dpad | stylus | gamepad | touchscreen | rotaryencoder) shift ;;
 esac
-if [ "${1-}" = -d ]; then shift 2 2>/dev/null || shift; fi
+if [ "${1-}" = -d ]; then
+  shift
+  [ $# -gt 0 ] && shift
+fi
 
 numbers() {
   for n in "$@"; do
