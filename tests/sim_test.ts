@@ -206,6 +206,8 @@ Deno.test("exec-out screencap -p is a byte-exact PNG of the screen size; raw scr
     assert.deepEqual(png.stdout, await Deno.readFile(`${sim.root}/.sim/screen.png`));
     const img = decode(png.stdout);
     assert.deepEqual([img.width, img.height, img.channels], [720, 1600, 4]);
+    const viaFile = await execOut(adb, sim, "screencap -p /sdcard/s.png && cat /sdcard/s.png");
+    assert.deepEqual(viaFile.stdout, png.stdout);
     const raw = await execOut(adb, sim, "screencap");
     const view = new DataView(raw.stdout.buffer, raw.stdout.byteOffset);
     assert.deepEqual([view.getUint32(0, true), view.getUint32(4, true), view.getUint32(8, true)], [
