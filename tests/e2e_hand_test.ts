@@ -126,7 +126,10 @@ Deno.test("the hand verbs drive the simulated phone through the real adb", async
     await t.step("am start failures come back as errors", async () => {
       const failed = await r.call("phone_intent", { component: "com.nope.app/.Missing" });
       assert.equal(failed.isError, true);
-      assert.match(failed.text, /Cannot start the intent: .*Activity class \{com.nope.app\/.Missing\} does not exist/);
+      assert.match(
+        failed.text,
+        /Cannot start the intent: .*Activity class \{com.nope.app\/.Missing\} does not exist/,
+      );
     });
 
     await t.step("coordinates off the screen are refused before reaching the phone", async () => {

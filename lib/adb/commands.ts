@@ -24,9 +24,7 @@ export const EXIT_MARKER = "__phone_eye_exit=";
 
 /** The command as sent: text commands get the exit marker appended. */
 export function withExitMarker(command: DeviceCommand): string {
-  return command.service === "shell"
-    ? `${command.shell}; echo "${EXIT_MARKER}$?"`
-    : command.shell;
+  return command.service === "shell" ? `${command.shell}; echo "${EXIT_MARKER}$?"` : command.shell;
 }
 
 /**
