@@ -2,10 +2,9 @@
 // Maps every failure to a readable tool result (isError) so the agent never sees a stack trace.
 
 import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
-import { AdbError } from "./adb/errors.ts";
 import { VERSION } from "./config.ts";
 import { TOOLS } from "./tools/index.ts";
-import { errorResult, type ToolDeps, ToolInputError } from "./tools/tool.ts";
+import { agentMessage, errorResult, type ToolDeps } from "./tools/tool.ts";
 
 export const INSTRUCTIONS =
   `phone-eye drives one real Android phone. Work in a loop: look → act → look.
@@ -21,15 +20,11 @@ export interface ServerDeps extends ToolDeps {
 
 /** Turns any failure into a tool result the agent can read; unexpected ones are logged. */
 export function failureResult(tool: string, error: unknown, deps: ServerDeps): CallToolResult {
-  if (error instanceof AdbError || error instanceof ToolInputError) {
-    return errorResult(error.message);
-  }
-  if (error instanceof Error && "code" in error && error.name === "VisionError") {
-    return errorResult(error.message);
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  deps.logError(`${tool} failed unexpectedly: ${message}`);
-  return errorResult(`${tool} failed unexpectedly: ${message}`);
+  const message = agentMessage(error);
+  if (message !== undefined) return errorResult(message);
+  const detail = error instanceof Error ? error.message : String(error);
+  deps.logError(`${tool} failed unexpectedly: ${detail}`);
+  return errorResult(`${tool} failed unexpectedly: ${detail}`);
 }
 
 export function createServer(deps: ServerDeps): McpServer {

@@ -2,19 +2,17 @@
 // Both channels run at once; each fails on its own and says why; isError only if both fail.
 
 import { z } from "zod";
-import { AdbError } from "../adb/errors.ts";
 import { buildVisionPrompt, extractPoints, formatSnapLines, snapPoints } from "../fusion.ts";
 import { encodePng, prepareForVision } from "../image.ts";
 import { captureScreen, readUiTree } from "../screen.ts";
 import { type Size, summarizeUiTree, type UiElement, usefulElements } from "../ui_tree.ts";
 import { UNCONFIGURED_MESSAGE, VisionError } from "../vision/vision.ts";
-import { defineTool, LOOKS_ONLY, ToolInputError } from "./tool.ts";
+import { agentMessage, defineTool, LOOKS_ONLY } from "./tool.ts";
 
 /** The message of a channel's failure: ours are written for the agent; others are summarised. */
 function reasonOf(error: unknown): string {
-  if (error instanceof AdbError || error instanceof VisionError) return error.message;
-  if (error instanceof ToolInputError) return error.message;
-  return `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+  return agentMessage(error) ??
+    `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** The screen's extent from the tree's root nodes, for when no screenshot was taken. */

@@ -4,7 +4,9 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Device } from "../adb/device.ts";
-import type { Vision } from "../vision/vision.ts";
+import { AdbError } from "../adb/errors.ts";
+import { ImageError } from "../image.ts";
+import { type Vision, VisionError } from "../vision/vision.ts";
 
 /** What the verbs need from the world, passed in so tests can hand over fakes as data. */
 export interface ToolDeps {
@@ -29,6 +31,16 @@ export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {
 /** A refusal of the arguments themselves (not a device failure): shown to the agent as-is. */
 export class ToolInputError extends Error {
   override name = "ToolInputError";
+}
+
+/**
+ * The message of an error written for the agent (what failed, the state, what to do), or
+ * undefined for an unexpected one, which the caller reports as such.
+ */
+export function agentMessage(error: unknown): string | undefined {
+  const ours = error instanceof AdbError || error instanceof ToolInputError ||
+    error instanceof VisionError || error instanceof ImageError;
+  return ours ? error.message : undefined;
 }
 
 /** Defines a tool, keeping the schema's type tied to its handler's arguments. */
