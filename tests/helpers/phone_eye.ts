@@ -49,6 +49,9 @@ export interface PhoneEyeOptions {
 async function denoDir(): Promise<string> {
   const fromEnv = Deno.env.get("DENO_DIR");
   if (fromEnv) return fromEnv;
+  // Deno's default on Linux; asking `deno info` costs a process start, so only when it is absent.
+  const xdg = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`;
+  if (await Deno.stat(`${xdg}/deno/npm`).then(() => true, () => false)) return `${xdg}/deno`;
   const { stdout } = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json"],
     stdin: "null",
