@@ -6,7 +6,7 @@ import type { Device } from "./adb/device.ts";
 import { excerpt } from "./adb/errors.ts";
 import { type Config, ENV_VARS } from "./config.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
-import { grantCovers, visionHost } from "./sandbox.ts";
+import { grantCovers, queryTarget, visionHost } from "./sandbox.ts";
 import type { Vision } from "./vision/vision.ts";
 
 export interface Check {
@@ -131,8 +131,7 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check> {
   const revoked: string[] = [];
   for (const entry of deps.bakedNet) {
     const needed = host !== undefined && grantCovers(entry, host);
-    const probe = entry.includes("/") ? entry.replace(/\.0\/\d+$/, ".1") : entry;
-    const granted = await query({ name: "net", host: probe });
+    const granted = await query({ name: "net", host: queryTarget(entry) });
     if (granted === needed) {
       if (granted) lines.push(`ok  net ${entry}: granted (the configured vision host)`);
       else revoked.push(entry);
@@ -154,12 +153,19 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check> {
       `!!  net ${host}: refused — this build cannot reach the configured vision host; build one for it with "deno task compile --vision-host ${host}"`,
     );
   }
-  for (const kind of ["read", "write"] as const) {
-    if (config.shotsDir !== undefined) {
-      await expect(
-        { name: kind, path: config.shotsDir },
-        true,
-        `${kind} ${config.shotsDir} (PHONE_EYE_SHOTS)`,
+  const shots = config.shotsDir;
+  if (shots !== undefined) {
+    const refused: string[] = [];
+    for (const kind of ["read", "write"] as const) {
+      if (!(await query({ name: kind, path: shots }))) refused.push(kind);
+    }
+    if (refused.length === 0) lines.push(`ok  read/write ${shots} (PHONE_EYE_SHOTS): granted`);
+    else {
+      ok = false;
+      lines.push(
+        `!!  ${
+          refused.join("/")
+        } ${shots} (PHONE_EYE_SHOTS): refused, so screenshots are not kept there; build a binary for it with "deno task compile --shots-dir ${shots}", or from source add --allow-read=${shots} --allow-write=${shots}`,
       );
     }
   }

@@ -52,6 +52,21 @@ function revocationTarget(entry: string): string {
   return [24, 16, 8, 0].map((shift) => (Math.floor(first / 2 ** shift) % 256)).join(".");
 }
 
+/**
+ * The address to ask Deno about when checking a net grant entry. For a CIDR range it is the
+ * range's last host, not the first one revocation names, so a check that the range is gone does
+ * not merely re-ask about the one address that was revoked.
+ */
+export function queryTarget(entry: string): string {
+  const cidr = /^(\d+\.\d+\.\d+\.\d+)\/(\d{1,2})$/.exec(entry);
+  const base = cidr ? ipv4(cidr[1]!) : undefined;
+  const bits = Number(cidr?.[2]);
+  if (base === undefined || bits > 32) return entry;
+  const size = 2 ** (32 - bits);
+  const last = Math.floor(base / size) * size + size - (bits >= 31 ? 1 : 2);
+  return [24, 16, 8, 0].map((shift) => (Math.floor(last / 2 ** shift) % 256)).join(".");
+}
+
 export interface NetPlan {
   /** Baked entries the configured host needs. */
   keep: string[];
