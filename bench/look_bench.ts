@@ -1,0 +1,183 @@
+// End-to-end timing of the eyes: phone_shot, the UI tree, the vision channel and phone_look, through
+// main.ts, the real adb and the simulated phone with Wi-Fi-like latency, against the same adb commands run bare.
+//
+//   deno run -P=test --no-prompt bench/look_bench.ts [--runs 15] [--latency 80] [--vision-delay 400]
+//
+// A script, not `deno bench`: each sample is a whole tool call across three processes, and what it
+// shows is a ratio (phone_look against its slower channel), not nanoseconds. Prints medians.
+
+import { parseArgs } from "node:util";
+import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
+import { type PhoneEyeProcess, startPhoneEye } from "../tests/helpers/phone_eye.ts";
+import { startOpenAiServer } from "../tests/fixtures/openai_server.ts";
+import { startSimPhone } from "../tests/sim/sim_phone.ts";
+import { decodePng, prepareForVision } from "../lib/image.ts";
+import { createVision } from "../lib/vision/vision.ts";
+
+interface Sample {
+  ms: number;
+  bytes?: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function measure(runs: number, fn: () => Promise<number | void>): Promise<Sample[]> {
+  for (let i = 0; i < 2; i++) await fn(); // warm up: JIT, adb connection, vision session
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    const bytes = await fn();
+    samples.push({ ms: performance.now() - start, ...(bytes === undefined ? {} : { bytes }) });
+  }
+  return samples;
+}
+
+interface ToolResult {
+  content: Array<{ type: string; text?: string; data?: string }>;
+  isError?: boolean;
+}
+
+async function call(eye: PhoneEyeProcess, name: string, expect: RegExp): Promise<ToolResult> {
+  const result = await eye.client.callTool({ name, arguments: {} }) as ToolResult;
+  const text = result.content.map((c) => c.text ?? `<${c.type}>`).join("\n");
+  if (result.isError || !expect.test(text)) {
+    throw new Error(`${name} did not answer as the bench expects (${expect}):\n${text}`);
+  }
+  return result;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: "string", default: "15" },
+      latency: { type: "string", default: "80" },
+      "vision-delay": { type: "string", default: "400" },
+    },
+  });
+  const runs = Number(values.runs);
+  const latency = Number(values.latency);
+  const visionDelay = Number(values["vision-delay"]);
+
+  const sim = await startSimPhone();
+  const adb = await startAdbHarness();
+  const server = startOpenAiServer({ delayMs: visionDelay });
+  const eyes: PhoneEyeProcess[] = [];
+  const lines: string[] = [];
+  const row = (name: string, samples: Sample[]) => {
+    const ms = median(samples.map((s) => s.ms));
+    const bytes = samples[0]?.bytes === undefined
+      ? ""
+      : `  ${Math.round(median(samples.map((s) => s.bytes ?? 0)) / 1024)} KB`;
+    lines.push(`${name.padEnd(58)} ${ms.toFixed(0).padStart(6)} ms${bytes}`);
+    return ms;
+  };
+  try {
+    await adb.connect(sim.serial);
+    sim.faults.latency(latency);
+    const base = { ...adb.env, ANDROID_SERIAL: sim.serial };
+    const seeing = await startPhoneEye({
+      env: { ...base, PHONE_EYE_VISION_BASE_URL: server.url, PHONE_EYE_VISION_MODEL: "bench" },
+    });
+    eyes.push(seeing);
+    const blind = await startPhoneEye({ env: base });
+    eyes.push(blind);
+    const bare = (...args: string[]) => adb.adbBytes("-s", sim.serial, ...args);
+    const dumpPath = "/data/local/tmp/bench.xml";
+
+    lines.push(
+      `phone-eye eyes, ${runs} runs each (median), sim latency ${latency} ms per adb command, ` +
+        `fake vision model ${visionDelay} ms per answer, 1080×2400 screen`,
+      "",
+      "adb alone (no phone-eye):",
+    );
+    row(
+      "  adb exec-out screencap -p",
+      await measure(runs, async () => (await bare("exec-out", "screencap -p")).stdout.length),
+    );
+    row(
+      "  adb shell uiautomator dump && cat (one round trip)",
+      await measure(runs, async () => {
+        await bare("shell", `uiautomator dump ${dumpPath} && cat ${dumpPath}; rm -f ${dumpPath}`);
+      }),
+    );
+    row(
+      "  adb shell uiautomator dump; adb shell cat (two)",
+      await measure(runs, async () => {
+        await bare("shell", `uiautomator dump ${dumpPath}`);
+        await bare("shell", `cat ${dumpPath}`);
+      }),
+    );
+    const png = (await bare("exec-out", "screencap -p")).stdout;
+    const image = prepareForVision(decodePng(png));
+    const vision = createVision({
+      route: "direct",
+      baseUrl: server.url,
+      apiKey: undefined,
+      model: "bench",
+      timeoutMs: 30_000,
+    });
+    row(
+      `  vision call alone (${image.width}×${image.height} ${image.mimeType}, in-process)`,
+      await measure(runs, async () => void await vision.describe(image, "Describe the screen.")),
+    );
+
+    lines.push("", "phone-eye (main.ts over stdio):");
+    row(
+      "  phone_shot (image bytes as sent)",
+      await measure(runs, async () => {
+        const shot = await call(seeing, "phone_shot", /multiply image x,y/);
+        return Uint8Array.fromBase64(shot.content[0]?.data ?? "").length;
+      }),
+    );
+    // The three looks take turns within each run, so load from anything else on the machine
+    // falls on all of them alike. A dump that fails at once (not an idle-state error, so no
+    // retry) leaves a look as long as its vision channel: screenshot, scaling, the model's answer.
+    const failFast = () =>
+      sim.faults.idleStateErrors(1_000_000, {
+        evenCompressed: true,
+        message: "ERROR: null root node returned by UiTestAutomationBridge.",
+      });
+    const looks = {
+      tree: [] as Sample[],
+      vision: [] as Sample[],
+      both: [] as Sample[],
+    };
+    const timed = async (into: Sample[], fn: () => Promise<unknown>, warm: boolean) => {
+      const start = performance.now();
+      await fn();
+      if (!warm) into.push({ ms: performance.now() - start });
+    };
+    for (let i = -2; i < runs; i++) {
+      await timed(looks.tree, () => call(blind, "phone_look", /^Notes @ /m), i < 0);
+      failFast();
+      await timed(looks.vision, () => call(seeing, "phone_look", /UI tree unavailable/), i < 0);
+      sim.faults.idleStateErrors(0);
+      await timed(looks.both, () => call(seeing, "phone_look", /^\(\d+,\d+\) → /m), i < 0);
+    }
+    const tree = row("  tree alone: phone_look, vision unconfigured", looks.tree);
+    const seen = row("  vision alone: phone_look, tree failing at once", looks.vision);
+    const look = row("  phone_look, both channels", looks.both);
+    lines.push(
+      "",
+      `phone_look / max(tree, vision) = ${(look / Math.max(tree, seen)).toFixed(2)}` +
+        "  (1.00 = the channels overlap fully)",
+      `phone_look / (tree + vision)   = ${(look / (tree + seen)).toFixed(2)}` +
+        "  (1.00 = one after the other)",
+    );
+    await vision.close();
+  } finally {
+    for (const eye of eyes) await eye.close();
+    await adb.close();
+    await sim.close();
+    await server.close();
+  }
+  // deno-lint-ignore no-console
+  console.log(lines.join("\n"));
+}
+
+if (import.meta.main) await main(Deno.args);
