@@ -1,7 +1,5 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
 import { deepEqual, fail, match, ok } from "node:assert/strict";
-import { encode as encodePng } from "fast-png";
-import jpeg from "jpeg-js";
 import type { VisionConfig } from "../lib/config.ts";
 import {
   createVision,
@@ -10,23 +8,12 @@ import {
   UNCONFIGURED_MESSAGE,
   VisionError,
   type VisionErrorCode,
-  type VisionImage,
 } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
+import { jpg, png } from "./fixtures/vision_images.ts";
 
 const KEY = "sk-test-SECRET-1234567890";
 const MODEL = "test-vision-1";
-
-function png(width: number, height: number): VisionImage {
-  const bytes = encodePng({ width, height, data: new Uint8Array(width * height * 3), channels: 3 });
-  return { bytes, mimeType: "image/png", width, height };
-}
-
-function jpg(width: number, height: number): VisionImage {
-  const data = new Uint8Array(width * height * 4).fill(200);
-  const bytes = new Uint8Array(jpeg.encode({ width, height, data }, 80).data);
-  return { bytes, mimeType: "image/jpeg", width, height };
-}
 
 function direct(
   baseUrl: string,

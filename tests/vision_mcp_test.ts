@@ -1,7 +1,5 @@
 // Tests for the MCP vision route: the SDK client against a real SDK server on 127.0.0.1.
 import { deepEqual, fail, match, ok } from "node:assert/strict";
-import { encode as encodePng } from "fast-png";
-import jpeg from "jpeg-js";
 import type { VisionConfig } from "../lib/config.ts";
 import {
   createVision,
@@ -12,17 +10,7 @@ import {
 } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
-
-function png(width: number, height: number): VisionImage {
-  const bytes = encodePng({ width, height, data: new Uint8Array(width * height * 3), channels: 3 });
-  return { bytes, mimeType: "image/png", width, height };
-}
-
-function jpg(width: number, height: number): VisionImage {
-  const data = new Uint8Array(width * height * 4).fill(120);
-  const bytes = new Uint8Array(jpeg.encode({ width, height, data }, 80).data);
-  return { bytes, mimeType: "image/jpeg", width, height };
-}
+import { jpg, png } from "./fixtures/vision_images.ts";
 
 function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
   const config: VisionConfig = {
