@@ -167,6 +167,57 @@ Deno.test("phone_shot and phone_look over the direct route: sized image, fused a
       });
     });
 
+    // Screenshot quirks first, while the phone has only ever run one command at a time: the sim
+    // matches a command to its tool calls through a log that two concurrent commands (phone_look's
+    // channels) can make it misread, and truncatePng depends on that match.
+    await t.step("an empty PNG is recovered through raw screencap, and says so", async () => {
+      for (const headerOnly of [false, true]) {
+        r.sim.faults.emptyPng(true, { headerOnly });
+        const shot = await r.call("phone_shot");
+        r.sim.faults.clear();
+        assert.equal(shot.isError, undefined, textOf(shot));
+        assert.equal(shot.content[0]?.type, "image");
+        assert.match(
+          textOf(shot),
+          /"screencap -p" returned an (empty|unreadable) PNG .*raw frame was captured/,
+        );
+      }
+      assert.deepEqual(
+        r.sim.commands().slice(-2),
+        ["screencap -p", "screencap"],
+        "the raw fallback is one more round trip",
+      );
+    });
+
+    await t.step("a PNG cut short by a dropped link is replayed after one reconnect", async () => {
+      const before = r.sim.commands().filter((c) => c === "screencap -p").length;
+      // The replay waits 300 ms on the phone, so the fault is off long before it is answered.
+      r.sim.faults.latency(300, "screencap");
+      r.sim.faults.truncatePng(true);
+      const pending = r.call("phone_shot");
+      const deadline = Date.now() + 10_000;
+      while (r.sim.transports() > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      r.sim.faults.truncatePng(false);
+      const shot = await pending;
+      r.sim.faults.clear();
+      assert.equal(shot.isError, undefined, textOf(shot));
+      assert.equal(shot.content[0]?.type, "image");
+      assert.equal(r.sim.commands().filter((c) => c === "screencap -p").length, before + 2);
+      assert.equal(r.sim.transports(), 1);
+    });
+
+    await t.step("a PNG cut short every time is a clear error, not a broken picture", async () => {
+      r.sim.faults.truncatePng(true);
+      const shot = await r.call("phone_shot");
+      r.sim.faults.clear();
+      assert.equal(shot.isError, true);
+      assert.match(textOf(shot), /^Cannot take a screenshot: .*cut short/);
+      // The link is back: the next shot works.
+      assert.equal((await r.call("phone_shot")).isError, undefined);
+    });
+
     let notes: { bounds: number[]; center: { x: number; y: number } } | undefined;
     await t.step("phone_look sends the keyed request the provider expects", async () => {
       const look = await r.call("phone_look");
@@ -243,25 +294,6 @@ Deno.test("phone_shot and phone_look over the direct route: sized image, fused a
       },
     );
 
-    await t.step("an empty PNG is recovered through raw screencap, and says so", async () => {
-      for (const headerOnly of [false, true]) {
-        r.sim.faults.emptyPng(true, { headerOnly });
-        const shot = await r.call("phone_shot");
-        r.sim.faults.clear();
-        assert.equal(shot.isError, undefined, textOf(shot));
-        assert.equal(shot.content[0]?.type, "image");
-        assert.match(
-          textOf(shot),
-          /"screencap -p" returned an (empty|unreadable) PNG .*raw frame was captured/,
-        );
-      }
-      assert.deepEqual(
-        r.sim.commands().slice(-2),
-        ["screencap -p", "screencap"],
-        "the raw fallback is one more round trip",
-      );
-    });
-
     await t.step("a black frame is explained, and phone_look still returns the tree", async () => {
       r.sim.faults.blackScreen(true);
       const shot = await r.call("phone_shot");
@@ -273,35 +305,6 @@ Deno.test("phone_shot and phone_look over the direct route: sized image, fused a
       assert.equal(look.isError, undefined);
       assert.match(section(textOf(look), "vision"), /Vision unavailable: .*all black.*FLAG_SECURE/);
       assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
-    });
-
-    await t.step("a PNG cut short by a dropped link is replayed after one reconnect", async () => {
-      const before = r.sim.commands().filter((c) => c === "screencap -p").length;
-      // The replay waits 300 ms on the phone, so the fault is off long before it is answered.
-      r.sim.faults.latency(300, "screencap");
-      r.sim.faults.truncatePng(true);
-      const pending = r.call("phone_shot");
-      const deadline = Date.now() + 10_000;
-      while (r.sim.transports() > 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-      r.sim.faults.truncatePng(false);
-      const shot = await pending;
-      r.sim.faults.clear();
-      assert.equal(shot.isError, undefined, textOf(shot));
-      assert.equal(shot.content[0]?.type, "image");
-      assert.equal(r.sim.commands().filter((c) => c === "screencap -p").length, before + 2);
-      assert.equal(r.sim.transports(), 1);
-    });
-
-    await t.step("a PNG cut short every time is a clear error, not a broken picture", async () => {
-      r.sim.faults.truncatePng(true);
-      const shot = await r.call("phone_shot");
-      r.sim.faults.clear();
-      assert.equal(shot.isError, true);
-      assert.match(textOf(shot), /^Cannot take a screenshot: .*cut short/);
-      // The link is back: the next shot works.
-      assert.equal((await r.call("phone_shot")).isError, undefined);
     });
 
     await t.step(
