@@ -526,3 +526,13 @@ Deno.test("deno task sim runs under the sim permission set and stops cleanly on 
     assert.match(text, /stopped after 1 commands/);
   }
 });
+
+Deno.test("commands running at once each record their own calls exactly once", async () => {
+  await withPhone({}, async (sim, adb) => {
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => shell(adb, sim, `input keyevent ${100 + i}`)),
+    );
+    const codes = sim.toolCalls("input").map((c) => c[1]).sort();
+    assert.deepEqual(codes, Array.from({ length: 12 }, (_, i) => String(100 + i)).sort());
+  });
+});

@@ -220,6 +220,8 @@ class Sim implements SimPhone {
   #pixelKey = "";
   /** Serializes state syncs so concurrent commands never write half-rendered files. */
   #sync: Promise<void> = Promise.resolve();
+  /** Serializes reads of the call log: two at once would read the same bytes from one offset. */
+  #reading: Promise<unknown> = Promise.resolve();
 
   private constructor(
     opts: Required<Omit<SimPhoneOptions, "port">>,
@@ -629,7 +631,8 @@ class Sim implements SimPhone {
     const calls = await this.#readCalls();
     for (const c of calls) applyToolCall(this.#state, this.#physical(), c.tool, c.argv);
     await this.#syncFiles(false);
-    const mine = calls.filter((c) => c.cmdId === cmdId);
+    // A concurrent command's read may have taken this command's calls: look them up in all.
+    const mine = this.#calls.filter((c) => c.cmdId === cmdId);
 
     if (earlyDrop) return { kind: "drop" };
     if (hang) return { kind: "hang" };
@@ -669,7 +672,13 @@ class Sim implements SimPhone {
     return concat(parts);
   }
 
-  async #readCalls(): Promise<ToolCall[]> {
+  #readCalls(): Promise<ToolCall[]> {
+    const run = this.#reading.then(() => this.#readNewCalls());
+    this.#reading = run.catch(() => {});
+    return run;
+  }
+
+  async #readNewCalls(): Promise<ToolCall[]> {
     const file = await Deno.open(`${this.#dir}/calls.log`, { read: true });
     try {
       await file.seek(this.#logOffset, Deno.SeekMode.Start);
