@@ -77,7 +77,11 @@ export function createDevice(options: DeviceOptions): Device {
     const cutShort = () => ({
       error: new AdbError(
         "TRANSPORT",
-        `Cannot ${opts.action}: the phone's answer was cut short (the link dropped mid-command)`,
+        `Cannot ${opts.action}: the phone's answer was cut short (the link to ${
+          serial ?? "the phone"
+        } dropped mid-command)${
+          isNetworkSerial(serial) ? " even after reconnecting once" : ""
+        }; check the cable or Wi-Fi link, then call the tool again`,
       ),
     });
     let stdout = outcome.stdout;
