@@ -53,10 +53,25 @@ async function main(): Promise<void> {
       await eye.close();
     }
     await Deno.remove(empty);
+    const imports: Record<string, number[]> = {};
+    for (let i = 0; i < Math.min(RUNS, 10); i++) {
+      const { stdout } = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-prompt", new URL("./import_cost.ts", import.meta.url).pathname],
+        stdin: "null",
+        stderr: "null",
+      }).output();
+      const sample: Record<string, number> = JSON.parse(new TextDecoder().decode(stdout));
+      for (const [name, t] of Object.entries(sample)) (imports[name] ??= []).push(t);
+    }
     console.log(`start-up to tools/list: median ${ms(median(toList))}`);
     console.log(
       `  baseline, deno running an empty file: ${ms(median(denoStart))}; phone-eye's own share: ${
         ms(median(toList) - median(denoStart))
+      }`,
+    );
+    console.log(
+      `  of which imports: ${
+        Object.entries(imports).map(([name, t]) => `${name} ${ms(median(t))}`).join(", ")
       }`,
     );
 
