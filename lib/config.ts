@@ -2,8 +2,10 @@
 // Pure: the caller passes the env reader and argv, so tests need no permissions.
 
 import { parseArgs } from "node:util";
+import denoJson from "../deno.json" with { type: "json" };
 
-export const VERSION = "0.1.0";
+/** deno.json's version: the release workflow checks the tag against it, so there is one source. */
+export const VERSION: string = denoJson.version;
 
 /** The environment variables phone-eye reads; deno.json's permission set grants exactly these. */
 export const ENV_VARS = [
