@@ -38,7 +38,8 @@ export type VisionConfig =
     timeoutMs: number;
   }
   | { route: "mcp"; url: string; tool: string; timeoutMs: number }
-  | { route: "none" };
+  /** No vision; `problem` says why when the settings were given but invalid. */
+  | { route: "none"; problem?: string };
 
 export interface Config {
   /** The one phone this process drives; undefined = adb's default device. */
@@ -121,9 +122,22 @@ export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
   return {
     serial,
     adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
-    vision: loadVisionConfig(readEnv),
+    vision: loadVisionConfigOrProblem(readEnv),
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
   };
+}
+
+/**
+ * Invalid vision settings disable vision only, with the reason kept for phone_look and --doctor:
+ * the verbs fail independently, so a typo in a URL must not stop the hand.
+ */
+function loadVisionConfigOrProblem(readEnv: ReadEnv): VisionConfig {
+  try {
+    return loadVisionConfig(readEnv);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { route: "none", problem: error.message };
+  }
 }
 
 function loadVisionConfig(readEnv: ReadEnv): VisionConfig {

@@ -7,7 +7,7 @@ import { excerpt } from "./adb/errors.ts";
 import { type Config, ENV_VARS } from "./config.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
 import { grantCovers, queryTarget, visionHost } from "./sandbox.ts";
-import type { Vision } from "./vision/vision.ts";
+import type { Vision, VisionImage } from "./vision/vision.ts";
 
 export interface Check {
   ok: boolean;
@@ -77,19 +77,26 @@ function testCard(): RgbaImage {
 }
 
 async function checkVision(vision: Vision): Promise<Check> {
+  const card = testCard();
+  const image: VisionImage = {
+    bytes: encodePng(card),
+    mimeType: "image/png",
+    width: card.width,
+    height: card.height,
+  };
   if (vision.route === "none") {
+    const why = await vision.describe(image, "").then(() => "", reason);
     return {
       ok: false,
       title: "vision not configured",
       detail: [
-        "Set PHONE_EYE_VISION_API_KEY (OpenAI-compatible; PHONE_EYE_VISION_BASE_URL for another provider or a keyless local server) or PHONE_EYE_VISION_URL (an MCP vision server). The hand verbs work without it.",
+        `${why} The hand verbs work without it.`,
       ],
     };
   }
-  const card = testCard();
   try {
     const answer = await vision.describe(
-      { bytes: encodePng(card), mimeType: "image/png", width: card.width, height: card.height },
+      image,
       "phone-eye --doctor connectivity check: reply with the single word OK.",
     );
     return {

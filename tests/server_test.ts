@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import type { DeviceCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { exited, fakeAdb } from "./helpers/fake_adb.ts";
+import { loadConfig } from "../lib/config.ts";
 import { INSTRUCTIONS } from "../lib/server.ts";
+import { createVision } from "../lib/vision/vision.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
 /** A phone made of data: answers `wm size`, records every device command, fails on demand. */
@@ -161,6 +163,27 @@ Deno.test({
       assert.equal(result.isError, true);
       assert.equal(textOf(result), "phone_key failed unexpectedly: boom");
       assert.deepEqual(mcp.logged, ["phone_key failed unexpectedly: boom"]);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "invalid vision settings disable only vision: phone_look says why, the hand still works",
+  permissions: "none",
+  async fn() {
+    const { device } = fakePhone();
+    const { vision: config } = loadConfig((name) =>
+      name === "PHONE_EYE_VISION_BASE_URL" ? "htp:/typo" : undefined
+    );
+    const mcp = await connectInProcess({ device, vision: createVision(config) });
+    try {
+      const look = await mcp.client.callTool({ name: "phone_look", arguments: {} });
+      assert.match(textOf(look), /\[vision\]\nVision unavailable: Vision settings are invalid: /);
+      assert.match(textOf(look), /PHONE_EYE_VISION_BASE_URL/);
+      const tap = await mcp.client.callTool({ name: "phone_tap", arguments: { x: 1, y: 1 } });
+      assert.equal(tap.isError, undefined, textOf(tap));
     } finally {
       await mcp.close();
     }

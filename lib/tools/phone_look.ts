@@ -6,7 +6,7 @@ import { buildVisionPrompt, extractPoints, formatSnapLines, snapPoints } from ".
 import { encodePng, prepareForVision } from "../image.ts";
 import { captureScreen, readUiTree } from "../screen.ts";
 import { type Size, summarizeUiTree, type UiElement, usefulElements } from "../ui_tree.ts";
-import { UNCONFIGURED_MESSAGE, VisionError } from "../vision/vision.ts";
+import type { VisionImage } from "../vision/vision.ts";
 import { agentMessage, defineTool, LOOKS_ONLY } from "./tool.ts";
 
 /** The message of a channel's failure: ours are written for the agent; others are summarised. */
@@ -25,6 +25,13 @@ function treeExtent(elements: UiElement[]): Size | undefined {
   };
 }
 
+const NO_IMAGE: VisionImage = {
+  bytes: new Uint8Array(),
+  mimeType: "image/png",
+  width: 0,
+  height: 0,
+};
+
 export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
@@ -39,7 +46,8 @@ export const phoneLook = defineTool({
   async handler({ device, vision, saveShot }, { question }) {
     const tree = readUiTree(device, "read the UI tree");
     const seen = (async () => {
-      if (vision.route === "none") throw new VisionError("UNCONFIGURED", UNCONFIGURED_MESSAGE);
+      // Without a route, describe() rejects at once with why: no screenshot is taken for nothing.
+      if (vision.route === "none") await vision.describe(NO_IMAGE, "");
       const shot = await captureScreen(device, "take a screenshot for the vision model");
       const image = prepareForVision(shot.image);
       const screen = { width: image.sourceWidth, height: image.sourceHeight };

@@ -63,7 +63,7 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
         () => import("./mcp.ts").then((m) => m.createMcpVision(config, fetchFn)),
       );
     case "none":
-      return unconfiguredVision();
+      return unconfiguredVision(config.problem);
   }
 }
 
@@ -92,12 +92,16 @@ export const UNCONFIGURED_MESSAGE = "Vision is not configured. Set PHONE_EYE_VIS
   "to use an OpenAI-compatible endpoint, or PHONE_EYE_VISION_URL to use an MCP vision server; " +
   "then restart phone-eye.";
 
-function unconfiguredVision(): Vision {
+/** No route: describe() answers at once with why (unset, or the settings' problem). */
+function unconfiguredVision(problem: string | undefined): Vision {
+  const message = problem === undefined
+    ? UNCONFIGURED_MESSAGE
+    : `Vision settings are invalid: ${problem}. Fix them and restart phone-eye; the other tools work without vision.`;
   return {
     route: "none",
     endpoint: "none",
     describe() {
-      return Promise.reject(new VisionError("UNCONFIGURED", UNCONFIGURED_MESSAGE));
+      return Promise.reject(new VisionError("UNCONFIGURED", message));
     },
     close() {
       return Promise.resolve();
