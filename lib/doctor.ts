@@ -3,9 +3,9 @@
 
 import { getpropCommand } from "./adb/commands.ts";
 import type { Device } from "./adb/device.ts";
-import { excerpt } from "./adb/errors.ts";
 import { type Config, ENV_VARS } from "./config.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
+import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost } from "./sandbox.ts";
 import type { Vision, VisionImage } from "./vision/vision.ts";
 

@@ -9,7 +9,8 @@ import {
   withExitMarker,
   wmSizeCommand,
 } from "./commands.ts";
-import { AdbError, classifyAdbFailure, excerpt, isNetworkSerial } from "./errors.ts";
+import { excerpt } from "../text.ts";
+import { AdbError, classifyAdbFailure, isNetworkSerial } from "./errors.ts";
 import type { RunAdb } from "./runner.ts";
 
 export interface DeviceOutput {

@@ -1,6 +1,7 @@
 // Classifies a failed adb run into one AdbError with a code, in one ordered, table-driven function.
 // Pure: it reads an AdbOutcome and the context of the call; it never runs adb itself.
 
+import { excerpt } from "../text.ts";
 import type { AdbOutcome } from "./runner.ts";
 
 export type AdbErrorCode =
@@ -102,12 +103,6 @@ const KNOWN_TEXTS: ReadonlyArray<{
       }`,
   },
 ];
-
-/** A short, single-paragraph excerpt of adb's output for messages. */
-export function excerpt(text: string, max = 300): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 /**
  * Classifies an adb run: spawn failure → timeout → adb's known texts → exit code.

@@ -5,7 +5,6 @@ import {
   type Deadline,
   type DirectVisionConfig,
   endpointOf,
-  excerpt,
   imageDataUrl,
   networkFailure,
   scrubSecrets,
@@ -15,6 +14,7 @@ import {
   VisionError,
   type VisionImage,
 } from "./vision.ts";
+import { excerpt } from "../text.ts";
 
 const MAX_TOKENS = 1024;
 

@@ -14,7 +14,6 @@ import { VERSION } from "../config.ts";
 import {
   type Deadline,
   endpointOf,
-  excerpt,
   imageDataUrl,
   type McpVisionConfig,
   networkFailure,
@@ -24,6 +23,7 @@ import {
   VisionError,
   type VisionImage,
 } from "./vision.ts";
+import { excerpt } from "../text.ts";
 
 interface Connection {
   client: Client;

@@ -239,9 +239,3 @@ export function tooLarge(sentChars: number): string {
   return `the request (${kb} KB, nearly all of it the base64 screenshot) is larger than the server ` +
     `accepts; raise the server's request-size limit or send a smaller (downscaled or JPEG) screenshot`;
 }
-
-/** A short single-line excerpt of a response body for an error message. */
-export function excerpt(text: string, max = 240): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
