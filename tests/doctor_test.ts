@@ -7,6 +7,7 @@ import denoJson from "../deno.json" with { type: "json" };
 import { VERSION } from "../lib/config.ts";
 import { permissionFlags, readPermissionSet, withShotsDir } from "../lib/permissions.ts";
 import { startAdbHarness } from "./helpers/adb_harness.ts";
+import { denoDir } from "./helpers/phone_eye.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { startSimPhone } from "./sim/sim_phone.ts";
 
@@ -18,21 +19,6 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-}
-
-/**
- * Deno's cache of this test run: the adb harness gives the server a temporary HOME, and without
- * this Deno would look for its npm packages under that empty HOME.
- */
-async function denoDir(): Promise<string> {
-  const fromEnv = Deno.env.get("DENO_DIR");
-  if (fromEnv) return fromEnv;
-  const { stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdin: "null",
-    stderr: "null",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
 }
 
 /** main.ts with `args` under exactly `flags`, a clean environment plus `env`, stdin closed. */

@@ -1,18 +1,16 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
-import { deepEqual, fail, match, ok } from "node:assert/strict";
+import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../lib/config.ts";
 import {
   createVision,
   networkFailure,
   scrubSecrets,
   UNCONFIGURED_MESSAGE,
-  VisionError,
-  type VisionErrorCode,
 } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
+import { KEY, rejectsWith } from "./helpers/vision_errors.ts";
 
-const KEY = "sk-test-SECRET-1234567890";
 const MODEL = "test-vision-1";
 
 function direct(
@@ -27,31 +25,6 @@ function direct(
     timeoutMs: extra.timeoutMs ?? 5_000,
   };
   return createVision(config, { fetch });
-}
-
-/** Awaits a rejection and checks it is a VisionError with `code` whose text names `mentions` and never the key. */
-async function rejectsWith(
-  p: Promise<unknown>,
-  code: VisionErrorCode,
-  mentions: (string | RegExp)[],
-): Promise<VisionError> {
-  let err: unknown;
-  try {
-    await p;
-  } catch (e) {
-    err = e;
-  }
-  if (!(err instanceof VisionError)) fail(`expected a VisionError(${code}), got ${String(err)}`);
-  deepEqual(err.code, code, err.message);
-  for (const m of mentions) {
-    if (typeof m === "string") ok(err.message.includes(m), `"${m}" missing from: ${err.message}`);
-    else match(err.message, m);
-  }
-  for (const text of [err.message, String(err), err.stack ?? "", JSON.stringify(err)]) {
-    ok(!text.includes(KEY), `the API key leaked into: ${text}`);
-    ok(!text.includes("SECRET-1234"), `part of the API key leaked into: ${text}`);
-  }
-  return err;
 }
 
 async function freePort(): Promise<number> {

@@ -1,16 +1,11 @@
 // Tests for the MCP vision route: the SDK client against a real SDK server on 127.0.0.1.
-import { deepEqual, fail, match, ok } from "node:assert/strict";
+import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../lib/config.ts";
-import {
-  createVision,
-  type Vision,
-  VisionError,
-  type VisionErrorCode,
-  type VisionImage,
-} from "../lib/vision/vision.ts";
+import { createVision, type Vision, type VisionImage } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
+import { rejectsWith } from "./helpers/vision_errors.ts";
 
 function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
   const config: VisionConfig = {
@@ -20,23 +15,6 @@ function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vi
     timeoutMs: extra.timeoutMs ?? 5_000,
   };
   return createVision(config, { fetch });
-}
-
-async function rejectsWith(
-  p: Promise<unknown>,
-  code: VisionErrorCode,
-  mentions: string[],
-): Promise<VisionError> {
-  let err: unknown;
-  try {
-    await p;
-  } catch (e) {
-    err = e;
-  }
-  if (!(err instanceof VisionError)) fail(`expected a VisionError(${code}), got ${String(err)}`);
-  deepEqual(err.code, code, err.message);
-  for (const m of mentions) ok(err.message.includes(m), `"${m}" missing from: ${err.message}`);
-  return err;
 }
 
 Deno.test("mcp vision calls describe_image with the image as a data URL and returns its text", async () => {

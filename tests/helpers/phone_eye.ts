@@ -46,7 +46,7 @@ export interface PhoneEyeOptions {
  * Deno's cache of this test run. The server gets a temporary HOME (for adb's keys), and without
  * this it would look for its npm packages under that empty HOME and fetch them again.
  */
-async function denoDir(): Promise<string> {
+export async function denoDir(): Promise<string> {
   const fromEnv = Deno.env.get("DENO_DIR");
   if (fromEnv) return fromEnv;
   // Deno's default on Linux; asking `deno info` costs a process start, so only when it is absent.
