@@ -19,7 +19,7 @@ export interface ServerDeps extends ToolDeps {
 }
 
 /** Turns any failure into a tool result the agent can read; unexpected ones are logged. */
-export function failureResult(tool: string, error: unknown, deps: ServerDeps): CallToolResult {
+function failureResult(tool: string, error: unknown, deps: ServerDeps): CallToolResult {
   const message = agentMessage(error);
   if (message !== undefined) return errorResult(message);
   const detail = error instanceof Error ? error.message : String(error);

@@ -39,7 +39,7 @@ export function isNetworkSerial(serial: string | undefined): serial is string {
 }
 
 /** Per-OS install hint, shown when adb is not on PATH. */
-export function installHint(os: string): string {
+function installHint(os: string): string {
   switch (os) {
     case "darwin":
       return "install it with `brew install android-platform-tools`";

@@ -5,7 +5,13 @@ import { z } from "zod";
 import { buildVisionPrompt, extractPoints, formatSnapLines, snapPoints } from "../fusion.ts";
 import { encodePng, prepareForVision } from "../image.ts";
 import { captureScreen, readUiTree } from "../screen.ts";
-import { type Size, summarizeUiTree, type UiElement, usefulElements } from "../ui_tree.ts";
+import {
+  type Size,
+  summarizeUiTree,
+  SUMMARY_MAX,
+  type UiElement,
+  usefulElements,
+} from "../ui_tree.ts";
 import type { VisionImage } from "../vision/vision.ts";
 import { agentMessage, defineTool, LOOKS_ONLY } from "./tool.ts";
 
@@ -65,7 +71,9 @@ export const phoneLook = defineTool({
       : t.status === "fulfilled"
       ? treeExtent(t.value)
       : undefined;
-    const summary = t.status === "fulfilled" ? summarizeUiTree(t.value, 40, screen) : undefined;
+    const summary = t.status === "fulfilled"
+      ? summarizeUiTree(t.value, SUMMARY_MAX, screen)
+      : undefined;
     // Snap against every useful element, not only the 40 the summary shows.
     const snaps = v.status === "fulfilled" && t.status === "fulfilled" && screen
       ? snapPoints(extractPoints(v.value.answer, screen), usefulElements(t.value, screen), screen)
