@@ -2,7 +2,8 @@
 // data-URL encoding of a phone-sized screenshot, the direct route, and the MCP route with and without session reuse.
 import { encode as encodePng } from "fast-png";
 import type { VisionConfig } from "../lib/config.ts";
-import { createVision, imageDataUrl, type VisionImage } from "../lib/vision/vision.ts";
+import { imageDataUrl, type VisionImage } from "../lib/vision/route.ts";
+import { createVision } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "../tests/fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "../tests/fixtures/openai_server.ts";
 

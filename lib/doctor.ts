@@ -7,7 +7,7 @@ import { type Config, ENV_VARS } from "./config.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost } from "./sandbox.ts";
-import type { Vision, VisionImage } from "./vision/vision.ts";
+import type { Vision, VisionImage } from "./vision/route.ts";
 
 export interface Check {
   ok: boolean;
@@ -77,6 +77,13 @@ function testCard(): RgbaImage {
 }
 
 async function checkVision(vision: Vision): Promise<Check> {
+  if (vision.unavailable !== undefined) {
+    return {
+      ok: false,
+      title: "vision not configured",
+      detail: [`${vision.unavailable} The hand verbs work without it.`],
+    };
+  }
   const card = testCard();
   const image: VisionImage = {
     bytes: encodePng(card),
@@ -84,16 +91,6 @@ async function checkVision(vision: Vision): Promise<Check> {
     width: card.width,
     height: card.height,
   };
-  if (vision.route === "none") {
-    const why = await vision.describe(image, "").then(() => "", reason);
-    return {
-      ok: false,
-      title: "vision not configured",
-      detail: [
-        `${why} The hand verbs work without it.`,
-      ],
-    };
-  }
   try {
     const answer = await vision.describe(
       image,

@@ -1,12 +1,8 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
 import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../lib/config.ts";
-import {
-  createVision,
-  networkFailure,
-  scrubSecrets,
-  UNCONFIGURED_MESSAGE,
-} from "../lib/vision/vision.ts";
+import { networkFailure, scrubSecrets } from "../lib/vision/errors.ts";
+import { createVision, UNCONFIGURED_MESSAGE } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
 import { KEY, rejectsWith } from "./helpers/vision_errors.ts";
@@ -327,6 +323,47 @@ Deno.test({
     ]);
     deepEqual(UNCONFIGURED_MESSAGE.includes("PHONE_EYE_VISION_URL"), true);
     await vision.close();
+  },
+});
+
+Deno.test({
+  name: "unavailable says why vision is off without a describe() call, and is unset on a route",
+  permissions: "none",
+  async fn() {
+    const unset = createVision({ route: "none" });
+    deepEqual(unset.unavailable, UNCONFIGURED_MESSAGE);
+    const invalid = createVision({
+      route: "none",
+      problem: "PHONE_EYE_VISION_BASE_URL is not a URL",
+    });
+    deepEqual(
+      invalid.unavailable,
+      "Vision settings are invalid: PHONE_EYE_VISION_BASE_URL is not a URL. Fix them and restart " +
+        "phone-eye; the other tools work without vision.",
+    );
+    // describe() still refuses with the same words, for a caller that does not ask first.
+    const refused = await rejectsWith(invalid.describe(png(8, 8), "q"), "UNCONFIGURED", []);
+    deepEqual(refused.message, invalid.unavailable);
+    const routes = [
+      createVision({
+        route: "direct",
+        baseUrl: "http://127.0.0.1:9/v1",
+        apiKey: undefined,
+        model: MODEL,
+        timeoutMs: 1000,
+      }),
+      createVision({
+        route: "mcp",
+        url: "http://127.0.0.1:9/mcp",
+        tool: "describe",
+        timeoutMs: 1000,
+      }),
+    ];
+    deepEqual(routes.map((v) => [v.route, v.unavailable]), [["direct", undefined], [
+      "mcp",
+      undefined,
+    ]]);
+    for (const vision of [unset, invalid, ...routes]) await vision.close();
   },
 });
 

@@ -1,7 +1,8 @@
 // Tests for the MCP vision route: the SDK client against a real SDK server on 127.0.0.1.
 import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../lib/config.ts";
-import { createVision, type Vision, type VisionImage } from "../lib/vision/vision.ts";
+import type { Vision, VisionImage } from "../lib/vision/route.ts";
+import { createVision } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";

@@ -12,7 +12,7 @@ import {
   type UiElement,
   usefulElements,
 } from "../ui_tree.ts";
-import type { VisionImage } from "../vision/vision.ts";
+import { VisionError } from "../vision/errors.ts";
 import { agentMessage, defineTool, LOOKS_ONLY } from "./tool.ts";
 
 /** The message of a channel's failure: ours are written for the agent; others are summarised. */
@@ -31,13 +31,6 @@ function treeExtent(elements: UiElement[]): Size | undefined {
   };
 }
 
-const NO_IMAGE: VisionImage = {
-  bytes: new Uint8Array(),
-  mimeType: "image/png",
-  width: 0,
-  height: 0,
-};
-
 export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
@@ -52,8 +45,10 @@ export const phoneLook = defineTool({
   async handler({ device, vision, saveShot }, { question }) {
     const tree = readUiTree(device, "read the UI tree");
     const seen = (async () => {
-      // Without a route, describe() rejects at once with why: no screenshot is taken for nothing.
-      if (vision.route === "none") await vision.describe(NO_IMAGE, "");
+      // Without a route there is nothing to show a screenshot to, so none is taken.
+      if (vision.unavailable !== undefined) {
+        throw new VisionError("UNCONFIGURED", vision.unavailable);
+      }
       const shot = await captureScreen(device, "take a screenshot for the vision model");
       const image = prepareForVision(shot.image);
       const screen = { width: image.sourceWidth, height: image.sourceHeight };

@@ -6,7 +6,8 @@ import type { z } from "zod";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { ImageError } from "../image.ts";
-import { type Vision, VisionError } from "../vision/vision.ts";
+import { VisionError } from "../vision/errors.ts";
+import type { Vision } from "../vision/route.ts";
 
 /** What the verbs need from the world, passed in so tests can hand over fakes as data. */
 export interface ToolDeps {

@@ -1,20 +1,25 @@
 // The direct vision route: one POST to an OpenAI-compatible /chat/completions with fetch.
 // Owns the request shape, the deadline, and turning every failure into a VisionError without the key.
 
+import { excerpt } from "../text.ts";
+import {
+  cancelledError,
+  httpStatusError,
+  networkFailure,
+  scrubSecrets,
+  timeoutError,
+  tooLarge,
+  VisionError,
+} from "./errors.ts";
 import {
   type Deadline,
   type DirectVisionConfig,
   endpointOf,
   imageDataUrl,
-  networkFailure,
-  scrubSecrets,
   startDeadline,
-  tooLarge,
   type Vision,
-  VisionError,
   type VisionImage,
-} from "./vision.ts";
-import { excerpt } from "../text.ts";
+} from "./route.ts";
 
 const MAX_TOKENS = 1024;
 
@@ -63,18 +68,13 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
   function failure(err: unknown, deadline: Deadline): VisionError {
     const why = deadline.reason();
     if (why === "timeout") {
-      return new VisionError(
-        "TIMEOUT",
-        `Vision model ${config.model} at ${endpoint} gave no answer within ${config.timeoutMs} ms; ` +
-          `raise PHONE_EYE_VISION_TIMEOUT_MS for slow (e.g. local CPU) models, or check the server's load`,
+      return timeoutError(
+        `Vision model ${config.model} at ${endpoint} gave no answer`,
+        config.timeoutMs,
+        "slow (e.g. local CPU) models",
       );
     }
-    if (why === "caller") {
-      return new VisionError(
-        "ABORTED",
-        `Vision request to ${endpoint} was cancelled by the caller`,
-      );
-    }
+    if (why === "caller") return cancelledError(endpoint);
     const net = networkFailure(err, endpoint, "PHONE_EYE_VISION_BASE_URL");
     if (net) return net;
     const name = err instanceof Error ? err.name : typeof err;
@@ -84,19 +84,21 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
     );
   }
 
+  /** The code follows the status (errors.ts); the words say what to change on this route. */
   function httpFailure(response: Response, text: string, sentChars: number): VisionError {
+    return httpStatusError(response.status, httpExplanation(response, text, sentChars));
+  }
+
+  function httpExplanation(response: Response, text: string, sentChars: number): string {
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
     const said = bodyExcerpt(text, config.apiKey);
     const server = `${endpoint} answered ${status}`;
     if (response.status === 401 || response.status === 403) {
       // The body is left out on purpose: providers quote part of the rejected key in it.
-      return new VisionError(
-        "UNAUTHORIZED",
-        `${server}: the key was refused. Check PHONE_EYE_VISION_API_KEY ` +
-          (config.apiKey === undefined
-            ? "(none is set; this server needs one)"
-            : "(is it valid for this provider and PHONE_EYE_VISION_BASE_URL?)"),
-      );
+      return `${server}: the key was refused. Check PHONE_EYE_VISION_API_KEY ` +
+        (config.apiKey === undefined
+          ? "(none is set; this server needs one)"
+          : "(is it valid for this provider and PHONE_EYE_VISION_BASE_URL?)");
     }
     if (response.status >= 300 && response.status < 400) {
       let target = "";
@@ -106,25 +108,17 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
       } catch {
         // an unparseable Location is left out of the message
       }
-      return new VisionError(
-        "HTTP",
-        `${server}, a redirect${target}; phone-eye does not follow redirects (they could carry the key ` +
-          `elsewhere): set PHONE_EYE_VISION_BASE_URL to the final address (often https:// instead of http://)`,
-      );
+      return `${server}, a redirect${target}; phone-eye does not follow redirects (they could carry the key ` +
+        `elsewhere): set PHONE_EYE_VISION_BASE_URL to the final address (often https:// instead of http://)`;
     }
     if (response.status === 404) {
-      return new VisionError(
-        "HTTP",
-        `${server} for /chat/completions${said}. Check that PHONE_EYE_VISION_BASE_URL is the API base ` +
-          `(usually ending in /v1, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1) and that ` +
-          `PHONE_EYE_VISION_MODEL (${
-            JSON.stringify(config.model)
-          }) names a vision model the server has`,
-      );
+      return `${server} for /chat/completions${said}. Check that PHONE_EYE_VISION_BASE_URL is the API base ` +
+        `(usually ending in /v1, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1) and that ` +
+        `PHONE_EYE_VISION_MODEL (${
+          JSON.stringify(config.model)
+        }) names a vision model the server has`;
     }
-    if (response.status === 413) {
-      return new VisionError("HTTP", `${server}: ${tooLarge(sentChars)}`);
-    }
+    if (response.status === 413) return `${server}: ${tooLarge(sentChars)}`;
     if (response.status === 429) {
       const retryAfter = response.headers.get("retry-after");
       const wait = retryAfter && /^\d+$/.test(retryAfter.trim())
@@ -132,17 +126,12 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
         : retryAfter
         ? `; retry after ${excerpt(retryAfter, 40)}`
         : "; wait a little before looking again";
-      return new VisionError("RATE_LIMITED", `${server} (rate limit or quota)${wait}${said}`);
+      return `${server} (rate limit or quota)${wait}${said}`;
     }
-    if (response.status >= 500) {
-      return new VisionError("HTTP", `${server} (server-side failure)${said}; try again shortly`);
-    }
-    return new VisionError(
-      "HTTP",
-      `${server}${said}. Check PHONE_EYE_VISION_MODEL (${
-        JSON.stringify(config.model)
-      }) accepts images`,
-    );
+    if (response.status >= 500) return `${server} (server-side failure)${said}; try again shortly`;
+    return `${server}${said}. Check PHONE_EYE_VISION_MODEL (${
+      JSON.stringify(config.model)
+    }) accepts images`;
   }
 
   function parseAnswer(text: string): string {
@@ -177,6 +166,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
   return {
     route: "direct",
     endpoint,
+    unavailable: undefined,
     describe,
     // Each describe() is one self-contained fetch: nothing stays open between calls.
     close: () => Promise.resolve(),

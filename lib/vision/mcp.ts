@@ -11,19 +11,24 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { VERSION } from "../config.ts";
+import { excerpt } from "../text.ts";
+import {
+  cancelledError,
+  httpStatusError,
+  networkFailure,
+  timeoutError,
+  tooLarge,
+  VisionError,
+} from "./errors.ts";
 import {
   type Deadline,
   endpointOf,
   imageDataUrl,
   type McpVisionConfig,
-  networkFailure,
   startDeadline,
-  tooLarge,
   type Vision,
-  VisionError,
   type VisionImage,
-} from "./vision.ts";
-import { excerpt } from "../text.ts";
+} from "./route.ts";
 
 interface Connection {
   client: Client;
@@ -162,19 +167,14 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
 
   function classify(err: unknown, deadline: Deadline, sentChars: number): VisionError {
     const why = deadline.reason();
-    if (why === "caller") {
-      return new VisionError(
-        "ABORTED",
-        `Vision request to ${endpoint} was cancelled by the caller`,
-      );
-    }
+    if (why === "caller") return cancelledError(endpoint);
     if (
       why === "timeout" || (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
     ) {
-      return new VisionError(
-        "TIMEOUT",
-        `The MCP vision server at ${endpoint} gave no answer from ${tool} within ${config.timeoutMs} ms; ` +
-          `raise PHONE_EYE_VISION_TIMEOUT_MS for slow models, or check the server's load`,
+      return timeoutError(
+        `The MCP vision server at ${endpoint} gave no answer from ${tool}`,
+        config.timeoutMs,
+        "slow models",
       );
     }
     if (err instanceof VisionError) return err;
@@ -213,40 +213,32 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
     );
   }
 
+  /** The code follows the status (errors.ts); the words say what to change on this route. */
   function httpFailure(status: number, body: unknown, sentChars: number): VisionError {
+    return httpStatusError(status, httpExplanation(status, body, sentChars));
+  }
+
+  function httpExplanation(status: number, body: unknown, sentChars: number): string {
     const said = typeof body === "string" && body.trim() ? `: ${excerpt(body, 200)}` : "";
     const server = `The MCP vision server at ${endpoint} answered HTTP ${status}`;
     if (status === 401 || status === 403) {
-      return new VisionError(
-        "UNAUTHORIZED",
-        `${server}: it wants credentials, and phone-eye's MCP route sends none. Use a vision server ` +
-          `that is open to this machine, or the direct route (PHONE_EYE_VISION_API_KEY)`,
-      );
+      return `${server}: it wants credentials, and phone-eye's MCP route sends none. Use a vision server ` +
+        `that is open to this machine, or the direct route (PHONE_EYE_VISION_API_KEY)`;
     }
     if (status === 413) {
-      return new VisionError(
-        "HTTP",
-        `${server}: ${tooLarge(sentChars)} (SDK v2 servers accept 4 MiB by default)`,
-      );
+      return `${server}: ${tooLarge(sentChars)} (SDK v2 servers accept 4 MiB by default)`;
     }
-    if (status === 429) {
-      return new VisionError(
-        "RATE_LIMITED",
-        `${server} (rate limited)${said}; wait before looking again`,
-      );
-    }
+    if (status === 429) return `${server} (rate limited)${said}; wait before looking again`;
     if (status === 404 || status === 405) {
-      return new VisionError(
-        "HTTP",
-        `${server}${said}; check that PHONE_EYE_VISION_URL is the server's MCP endpoint (often ending in /mcp)`,
-      );
+      return `${server}${said}; check that PHONE_EYE_VISION_URL is the server's MCP endpoint (often ending in /mcp)`;
     }
-    return new VisionError("HTTP", `${server}${said}`);
+    return `${server}${said}`;
   }
 
   return {
     route: "mcp",
     endpoint,
+    unavailable: undefined,
     describe,
     async close() {
       closed = true;

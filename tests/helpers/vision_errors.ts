@@ -2,7 +2,7 @@
 // and never the API key (nor a recognisable part of it) in any text it can be printed as.
 
 import { deepEqual, fail, match, ok } from "node:assert/strict";
-import { VisionError, type VisionErrorCode } from "../../lib/vision/vision.ts";
+import { VisionError, type VisionErrorCode } from "../../lib/vision/errors.ts";
 
 /** The fake key every vision test uses; distinctive so a leak is unmistakable. */
 export const KEY = "sk-test-SECRET-1234567890";
