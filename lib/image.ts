@@ -2,6 +2,7 @@
 // encoding to an image every MCP client and vision model accepts. Pure code: no I/O, no permissions.
 import { decode as fastPngDecode, encode as fastPngEncode } from "fast-png";
 import { encode as jpegJsEncode } from "jpeg-js";
+import { AgentError } from "./errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
 export interface RgbaImage {
@@ -19,13 +20,8 @@ export type ImageErrorCode =
   | "TOO_LARGE";
 
 /** One error type for the pipeline; callers branch on `code`, the model reads `message`. */
-export class ImageError extends Error {
+export class ImageError extends AgentError<ImageErrorCode> {
   override name = "ImageError";
-  readonly code: ImageErrorCode;
-  constructor(code: ImageErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // Classifies a failed adb run into one AdbError with a code, in one ordered, table-driven function.
 // Pure: it reads an AdbOutcome and the context of the call; it never runs adb itself.
 
+import { AgentError } from "../errors.ts";
 import { excerpt } from "../text.ts";
 import type { AdbOutcome } from "./runner.ts";
 
@@ -16,11 +17,8 @@ export type AdbErrorCode =
   | "COMMAND_FAILED";
 
 /** The one error type of the adb layer: tests assert `code`, agents read `message`. */
-export class AdbError extends Error {
+export class AdbError extends AgentError<AdbErrorCode> {
   override name = "AdbError";
-  constructor(readonly code: AdbErrorCode, message: string) {
-    super(message);
-  }
 }
 
 /** What the classifier needs to know about the call, to write a message an agent can act on. */

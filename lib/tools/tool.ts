@@ -4,9 +4,7 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Device } from "../adb/device.ts";
-import { AdbError } from "../adb/errors.ts";
-import { ImageError } from "../image.ts";
-import { VisionError } from "../vision/errors.ts";
+import { AgentError } from "../errors.ts";
 import type { Vision } from "../vision/route.ts";
 
 /** What the verbs need from the world, passed in so tests can hand over fakes as data. */
@@ -30,8 +28,11 @@ export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {
 }
 
 /** A refusal of the arguments themselves (not a device failure): shown to the agent as-is. */
-export class ToolInputError extends Error {
+export class ToolInputError extends AgentError<"INVALID_INPUT"> {
   override name = "ToolInputError";
+  constructor(message: string, options?: ErrorOptions) {
+    super("INVALID_INPUT", message, options);
+  }
 }
 
 /**
@@ -39,9 +40,7 @@ export class ToolInputError extends Error {
  * undefined for an unexpected one, which the caller reports as such.
  */
 export function agentMessage(error: unknown): string | undefined {
-  const ours = error instanceof AdbError || error instanceof ToolInputError ||
-    error instanceof VisionError || error instanceof ImageError;
-  return ours ? error.message : undefined;
+  return error instanceof AgentError ? error.message : undefined;
 }
 
 /** Defines a tool, keeping the schema's type tied to its handler's arguments. */

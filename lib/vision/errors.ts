@@ -1,6 +1,8 @@
 // VisionError, the one error type every vision route throws, and the failures the routes share:
 // a cancelled call, a timeout, an HTTP status's code, a refused or failed connection, scrubbed text.
 
+import { AgentError } from "../errors.ts";
+
 export type VisionErrorCode =
   | "UNCONFIGURED"
   | "UNREACHABLE"
@@ -16,11 +18,8 @@ export type VisionErrorCode =
   | "TOOL_MISSING"
   | "TOOL_ERROR";
 
-export class VisionError extends Error {
+export class VisionError extends AgentError<VisionErrorCode> {
   override name = "VisionError";
-  constructor(readonly code: VisionErrorCode, message: string) {
-    super(message);
-  }
 }
 
 /** The caller's signal fired: the same words on every route, since the caller did it, not the server. */
