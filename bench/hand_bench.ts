@@ -7,7 +7,7 @@
 
 // deno-lint-ignore-file no-console
 import { parseArgs } from "node:util";
-import { withExitMarker } from "../lib/adb/commands.ts";
+import { withExitMarker } from "../lib/adb/exit_marker.ts";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { startPhoneEye, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
-import { EXIT_MARKER, splitExitMarker, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
+import { tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
-import { AdbError, classifyAdbFailure, isNetworkSerial } from "../lib/adb/errors.ts";
+import {
+  AdbError,
+  type AdbResult,
+  classifyAdbFailure,
+  isNetworkSerial,
+} from "../lib/adb/errors.ts";
+import { EXIT_MARKER, readExitMarker, splitExitMarker } from "../lib/adb/exit_marker.ts";
 import type { AdbOutcome } from "../lib/adb/runner.ts";
+import { AgentError } from "../lib/errors.ts";
 import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 
 async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp) {
@@ -76,10 +83,40 @@ Deno.test({
       [exited(0, "wifi offline\n", ""), null],
     ];
     for (const [outcome, code, message] of table) {
-      const error = classifyAdbFailure(outcome, ctx, "linux");
-      assert.equal(error?.code ?? null, code, JSON.stringify(outcome));
-      if (message) assert.match(error!.message, message);
+      const result = classifyAdbFailure(outcome, ctx, "linux");
+      assert.equal(result.ok ? null : result.error.code, code, JSON.stringify(outcome));
+      if (message) assert.match(failure(result).message, message);
     }
+  },
+});
+
+/** The error of a failed result; fails the test when the run was classified as a success. */
+function failure(result: AdbResult): AdbError {
+  assert.ok(!result.ok, "expected a failure, got a success");
+  return result.error;
+}
+
+Deno.test({
+  name: "a successful run carries adb's output with it, byte for byte",
+  permissions: "none",
+  fn() {
+    const result = classifyAdbFailure(exited(0, "Starting: Intent\n", "warning\n"), ctx, "linux");
+    assert.ok(result.ok);
+    assert.equal(new TextDecoder().decode(result.stdout), "Starting: Intent\n");
+    assert.equal(result.stderr, "warning\n");
+  },
+});
+
+Deno.test({
+  name: "an adb error is an AgentError whose cause keeps the spawn failure out of the message",
+  permissions: "none",
+  fn() {
+    const spawnError = new Deno.errors.NotFound("No such file or directory (os error 2)");
+    const error = failure(classifyAdbFailure({ kind: "spawn-failed", error: spawnError }, ctx));
+    assert.ok(error instanceof AgentError);
+    assert.equal(error.code, "ADB_NOT_FOUND");
+    assert.equal(error.cause, spawnError);
+    assert.doesNotMatch(error.message, /os error/);
   },
 });
 
@@ -89,11 +126,11 @@ Deno.test({
   fn() {
     const notFound: AdbOutcome = { kind: "spawn-failed", error: new Deno.errors.NotFound("x") };
     assert.match(
-      classifyAdbFailure(notFound, ctx, "darwin")!.message,
+      failure(classifyAdbFailure(notFound, ctx, "darwin")).message,
       /brew install android-platform-tools/,
     );
     assert.match(
-      classifyAdbFailure(notFound, ctx, "windows")!.message,
+      failure(classifyAdbFailure(notFound, ctx, "windows")).message,
       /winget install Google\.PlatformTools/,
     );
   },
@@ -169,6 +206,27 @@ Deno.test({
       "NO_DEVICE",
       /no Android device reachable at 127\.0\.0\.1:9 \(failed to connect.*Connection refused\).*adb connect 127\.0\.0\.1:9/,
     );
+  },
+});
+
+Deno.test({
+  name: "an adb connect that fails to authenticate says to accept the prompt, not that it is gone",
+  permissions: "none",
+  async fn() {
+    // adb connect exits 0 and answers "failed to authenticate to H:P" when the phone has not
+    // accepted this computer's key (transport_local.cpp connect_device, EPERM).
+    const adb = fakeAdb([
+      [/uiautomator/, exited(1, "", "error: device offline\n")],
+      [/^connect /, exited(0, "failed to authenticate to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(uiDumpCommand("/data/local/tmp/a.xml", false), { action: "read the UI tree" }),
+      "UNAUTHORIZED",
+      /^Cannot read the UI tree: the phone at 192\.0\.2\.9:5555 has not authorized this computer; unlock it and accept the "Allow USB debugging\?" prompt/,
+    );
+    // Not replayed: the phone would refuse it again until the prompt is accepted.
+    assert.equal(adb.calls.filter((c) => c.includes("uiautomator")).length, 1);
   },
 });
 
@@ -320,5 +378,8 @@ Deno.test({
     });
     assert.equal(splitExitMarker("partial output"), null);
     assert.equal(splitExitMarker(`${EXIT_MARKER}0\nmore after`), null);
+    const read = readExitMarker(new TextEncoder().encode(`x\n${EXIT_MARKER}3\n`));
+    assert.equal(read?.status, 3);
+    assert.equal(new TextDecoder().decode(read?.stdout), "x\n");
   },
 });

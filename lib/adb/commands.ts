@@ -8,34 +8,12 @@
  */
 export interface DeviceCommand {
   /**
-   * "shell" for text commands, which the device layer ends with an exit-status marker;
+   * "shell" for text commands, which the device layer ends with an exit-status marker
+   * (exit_marker.ts);
    * "exec-out" for binary output (screenshots), passed through byte for byte.
    */
   service: "shell" | "exec-out";
   shell: string;
-}
-
-/**
- * Printed after every text command with its exit status. It gives the legacy shell protocol the
- * exit status it lacks, and its absence shows a reply cut short: when the link dies mid-command,
- * adb 29 exits 0 with empty output on shell_v2 devices, which would otherwise read as success.
- */
-export const EXIT_MARKER = "__phone_eye_exit=";
-
-/** The command as sent: text commands get the exit marker appended. */
-export function withExitMarker(command: DeviceCommand): string {
-  return command.service === "shell" ? `${command.shell}; echo "${EXIT_MARKER}$?"` : command.shell;
-}
-
-/**
- * Splits a text command's output into what the command printed and its exit status; null when
- * the marker is missing, i.e. the reply was cut short. The marker must be the last line.
- */
-export function splitExitMarker(stdout: string): { output: string; status: number } | null {
-  // No line start is required: output without a final newline (cat of a dump) runs into it.
-  const match = new RegExp(`${EXIT_MARKER}(\\d+)\\r?\\n?$`).exec(stdout);
-  if (!match) return null;
-  return { output: stdout.slice(0, match.index), status: Number(match[1]) };
 }
 
 /**

@@ -1,16 +1,18 @@
 // The phone as phone-eye sees it: every device call goes through run(), which classifies failures,
 // revives a dropped Wi-Fi link once, and replays only read-only commands. State lives per server.
 
-import {
-  type DeviceCommand,
-  isReplayable,
-  parseWmSize,
-  splitExitMarker,
-  withExitMarker,
-  wmSizeCommand,
-} from "./commands.ts";
+import { type DeviceCommand, isReplayable, parseWmSize, wmSizeCommand } from "./commands.ts";
 import { excerpt } from "../text.ts";
-import { AdbError, classifyAdbFailure, isNetworkSerial } from "./errors.ts";
+import {
+  type AdbCallContext,
+  AdbError,
+  type AdbResult,
+  classifyAdbFailure,
+  classifyExitStatus,
+  connectFailure,
+  isNetworkSerial,
+} from "./errors.ts";
+import { readExitMarker, withExitMarker } from "./exit_marker.ts";
 import type { RunAdb } from "./runner.ts";
 
 export interface DeviceOutput {
@@ -66,36 +68,39 @@ export function createDevice(options: DeviceOptions): Device {
     text: o.stderr ? `${decode(o.stdout)}${o.stderr}` : decode(o.stdout),
   });
 
-  async function attempt(
-    command: DeviceCommand,
-    opts: RunOptions,
-  ): Promise<{ done: DeviceOutput } | { error: AdbError }> {
+  /** One run of a device command: adb's verdict, then for text commands the command's own. */
+  async function attempt(command: DeviceCommand, opts: RunOptions): Promise<AdbResult> {
     const outcome = await run([...target, command.service, withExitMarker(command)], timeoutMs);
     const ctx = { action: opts.action, serial, command: `${command.service} ${command.shell}` };
-    const error = classifyAdbFailure(outcome, ctx, os);
-    if (error) return { error };
-    if (outcome.kind !== "exited") throw new Error("unreachable: classified as success");
-    const cutShort = () => ({
+    const ran = classifyAdbFailure(outcome, ctx, os);
+    if (!ran.ok) return ran;
+    const result = command.service === "shell" ? commandStatus(ran, ctx) : ran;
+    if (result.ok && opts.complete?.(result.stdout) === false) return cutShort(opts.action);
+    return result;
+  }
+
+  /** A text command's own verdict, read from the exit marker that ends its reply. */
+  function commandStatus(
+    ran: { stdout: Uint8Array; stderr: string },
+    ctx: AdbCallContext,
+  ): AdbResult {
+    const marked = readExitMarker(ran.stdout);
+    if (marked === null) return cutShort(ctx.action);
+    return classifyExitStatus(marked.status, { stdout: marked.stdout, stderr: ran.stderr }, ctx);
+  }
+
+  function cutShort(action: string): AdbResult {
+    return {
+      ok: false,
       error: new AdbError(
         "TRANSPORT",
-        `Cannot ${opts.action}: the phone's answer was cut short (the link to ${
+        `Cannot ${action}: the phone's answer was cut short (the link to ${
           serial ?? "the phone"
         } dropped mid-command)${
           isNetworkSerial(serial) ? " even after reconnecting once" : ""
         }; check the cable or Wi-Fi link, then call the tool again`,
       ),
-    });
-    let stdout = outcome.stdout;
-    if (command.service === "shell") {
-      const split = splitExitMarker(decode(stdout));
-      if (split === null) return cutShort();
-      stdout = new TextEncoder().encode(split.output);
-      // The device command's own status, which the legacy protocol would otherwise lose.
-      const failed = classifyAdbFailure({ ...outcome, code: split.status, stdout }, ctx, os);
-      if (failed) return { error: failed };
-    }
-    if (opts.complete?.(stdout) === false) return cutShort();
-    return { done: output({ stdout, stderr: outcome.stderr }) };
+    };
   }
 
   async function listSerials(): Promise<string[]> {
@@ -109,23 +114,18 @@ export function createDevice(options: DeviceOptions): Device {
 
   /**
    * Revives a Wi-Fi device. A device that blipped stays "offline", and `adb connect` then answers
-   * "already connected" without reviving it, so the serial is disconnected first. `adb connect`
-   * exits 0 even when it fails: its output is what tells.
+   * "already connected" without reviving it (connect_device's EALREADY branch,
+   * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
+   * and ANDROID.md), so the serial is disconnected first. connectFailure reads the answer.
    */
   async function reconnect(wifiSerial: string, action: string): Promise<void> {
     await run(["disconnect", wifiSerial], timeoutMs);
-    const outcome = await run(["connect", wifiSerial], timeoutMs);
-    const said = outcome.kind === "spawn-failed"
-      ? ""
-      : `${decode(outcome.stdout)}${outcome.stderr}`;
-    if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return;
-    const why = outcome.kind === "timeout"
-      ? `"adb connect" got no answer within ${timeoutMs} ms`
-      : excerpt(said) || "adb connect failed";
-    throw new AdbError(
-      "NO_DEVICE",
-      `Cannot ${action}: no Android device reachable at ${wifiSerial} (${why}); check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${wifiSerial}"`,
+    const failure = connectFailure(
+      await run(["connect", wifiSerial], timeoutMs),
+      action,
+      wifiSerial,
     );
+    if (failure) throw failure;
   }
 
   async function sharedReconnect(wifiSerial: string, action: string): Promise<void> {
@@ -137,7 +137,7 @@ export function createDevice(options: DeviceOptions): Device {
 
   async function runOnce(command: DeviceCommand, opts: RunOptions): Promise<DeviceOutput> {
     const first = await attempt(command, opts);
-    if ("done" in first) return first.done;
+    if (first.ok) return output(first);
     const error = first.error;
     if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && isNetworkSerial(serial)) {
       await sharedReconnect(serial, opts.action);
@@ -145,16 +145,21 @@ export function createDevice(options: DeviceOptions): Device {
         throw new AdbError(
           "RECONNECTED",
           `The link to ${serial} had dropped; phone-eye reconnected but did not repeat the command, because the phone may already have received it (repeating a tap could tap twice). Look at the screen, then call the tool again if it is still needed`,
+          { cause: error },
         );
       }
       const second = await attempt(command, opts);
-      if ("done" in second) return second.done;
+      if (second.ok) return output(second);
       throw second.error;
     }
     if (error.code === "MULTIPLE_DEVICES") {
       const serials = await listSerials();
       if (serials.length > 0) {
-        throw new AdbError("MULTIPLE_DEVICES", `${error.message}. Attached: ${serials.join(", ")}`);
+        throw new AdbError(
+          "MULTIPLE_DEVICES",
+          `${error.message}. Attached: ${serials.join(", ")}`,
+          { cause: error },
+        );
       }
     }
     throw error;
@@ -178,14 +183,13 @@ export function createDevice(options: DeviceOptions): Device {
     },
     async host(args, action) {
       const outcome = await run(args, timeoutMs);
-      const error = classifyAdbFailure(
+      const result = classifyAdbFailure(
         outcome,
         { action, serial: undefined, command: args.join(" ") },
         os,
       );
-      if (error) throw error;
-      if (outcome.kind !== "exited") throw new Error("unreachable: classified as success");
-      return output(outcome);
+      if (!result.ok) throw result.error;
+      return output(result);
     },
   };
 }

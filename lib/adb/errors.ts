@@ -1,5 +1,8 @@
-// Classifies a failed adb run into one AdbError with a code, in one ordered, table-driven function.
+// Classifies an adb run in one ordered, table-driven function: its output, or one coded AdbError.
 // Pure: it reads an AdbOutcome and the context of the call; it never runs adb itself.
+//
+// adb's texts are cited at tag platform-tools-29.0.6 (system/core 589da1a0), the adb Debian ships;
+// ANDROID.md ("The adb client") records how adb 34+ differs.
 
 import { AgentError } from "../errors.ts";
 import { excerpt } from "../text.ts";
@@ -20,6 +23,11 @@ export type AdbErrorCode =
 export class AdbError extends AgentError<AdbErrorCode> {
   override name = "AdbError";
 }
+
+/** What an adb run gave: its output, or the error an agent can act on. Never both, never neither. */
+export type AdbResult =
+  | { ok: true; stdout: Uint8Array; stderr: string }
+  | { ok: false; error: AdbError };
 
 /** What the classifier needs to know about the call, to write a message an agent can act on. */
 export interface AdbCallContext {
@@ -58,11 +66,26 @@ function connectHint(serial: string | undefined): string {
     : `plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address`;
 }
 
+function unauthorizedMessage(ctx: AdbCallContext): string {
+  return `Cannot ${ctx.action}: the phone${
+    where(ctx.serial)
+  } has not authorized this computer; unlock it and accept the "Allow USB debugging?" prompt, then call the tool again`;
+}
+
 /**
- * adb's own error texts, in the order they are checked. Sources: adb 29.0.6 client output
- * (client/adb_client.cpp, transport.cpp): "error: more than one device/emulator",
- * "error: device 'X' not found", "error: no devices/emulators found", "error: device offline",
- * "error: device unauthorized.", "error: closed" (the link was cut while sending).
+ * adb's own error texts, in the order they are checked. adb 29 prints each as "error: <text>" on
+ * stderr and exits 1 (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
+ * - "more than one device/emulator", "device 'X' not found", "no devices/emulators found",
+ *   "device still connecting", "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is …",
+ *   "device offline": acquire_one_transport,
+ *   https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport.cpp#L820-L922
+ * - "closed": the server's answer when the device's socket closes before it replies (the link was
+ *   cut while sending), local_socket_close_notify,
+ *   https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/sockets.cpp#L540
+ * - "protocol fault (…)": adb_status,
+ *   https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/adb_client.cpp#L134
+ * "connection reset" and "device disconnected" have no adb 29 source; they stay as a net for
+ * other versions.
  */
 const KNOWN_TEXTS: ReadonlyArray<{
   pattern: RegExp;
@@ -78,10 +101,7 @@ const KNOWN_TEXTS: ReadonlyArray<{
   {
     pattern: /device unauthorized/i,
     code: "UNAUTHORIZED",
-    message: (ctx) =>
-      `Cannot ${ctx.action}: the phone${
-        where(ctx.serial)
-      } has not authorized this computer; unlock it and accept the "Allow USB debugging?" prompt, then call the tool again`,
+    message: unauthorizedMessage,
   },
   {
     pattern:
@@ -103,31 +123,33 @@ const KNOWN_TEXTS: ReadonlyArray<{
 ];
 
 /**
- * Classifies an adb run: spawn failure → timeout → adb's known texts → exit code.
- * Returns null when the run succeeded (exit code 0 and no known adb error text).
+ * Classifies an adb run: spawn failure → timeout → adb's known texts → exit code. A run that
+ * exited 0 without a known adb error text is a success and carries its output.
  */
 export function classifyAdbFailure(
   outcome: AdbOutcome,
   ctx: AdbCallContext,
   os: string = "linux",
-): AdbError | null {
+): AdbResult {
   if (outcome.kind === "spawn-failed") {
     const name = outcome.error.name;
     if (name === "NotCapable" || name === "PermissionDenied") {
-      return new AdbError(
+      return failed(
         "ADB_NOT_PERMITTED",
         `Cannot ${ctx.action}: this phone-eye build may only run the adb found on PATH at start-up, and that was refused; make sure adb is on PATH before starting phone-eye, then restart it`,
+        outcome.error,
       );
     }
-    return new AdbError(
+    return failed(
       "ADB_NOT_FOUND",
       `Cannot ${ctx.action}: adb was not found on PATH; ${
         installHint(os)
       }, make sure "adb version" works in a terminal, then restart phone-eye (adb must be on PATH when it starts)`,
+      outcome.error,
     );
   }
   if (outcome.kind === "timeout") {
-    return new AdbError(
+    return failed(
       "TIMEOUT",
       `Cannot ${ctx.action}: "adb ${
         ctx.command.length > 80 ? `${ctx.command.slice(0, 79)}…` : ctx.command
@@ -136,22 +158,80 @@ export function classifyAdbFailure(
       } may be busy, asleep or on a bad link — check it, or raise PHONE_EYE_ADB_TIMEOUT_MS`,
     );
   }
-  // adb reports its own failures on stderr; with the legacy shell protocol a device-side
-  // failure can only show in stdout, which the verbs read themselves.
-  const stderr = outcome.stderr;
+  return classifyExitStatus(outcome.code, outcome, ctx);
+}
+
+/**
+ * The classifier's last two steps, adb's known texts then the exit status, for a run that
+ * finished. device.ts applies them a second time with the device command's own status, read back
+ * from the exit marker, because adb's exit status does not carry it (exit_marker.ts).
+ */
+export function classifyExitStatus(
+  status: number,
+  output: { stdout: Uint8Array; stderr: string },
+  ctx: AdbCallContext,
+): AdbResult {
+  // adb reports its own failures on stderr; without the shell protocol every byte from the phone
+  // arrives on stdout (read_and_dump,
+  // https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L308),
+  // so a device-side failure can only show there, and the verbs read it themselves.
+  const { stdout, stderr } = output;
   for (const known of KNOWN_TEXTS) {
-    if (known.pattern.test(stderr) && (outcome.code !== 0 || /^(adb: )?error:/im.test(stderr))) {
-      return new AdbError(known.code, known.message(ctx));
+    if (known.pattern.test(stderr) && (status !== 0 || /^(adb: )?error:/im.test(stderr))) {
+      return failed(known.code, known.message(ctx));
     }
   }
-  if (outcome.code !== 0) {
-    const detail = excerpt(stderr || new TextDecoder().decode(outcome.stdout.subarray(0, 2000)));
-    return new AdbError(
+  if (status !== 0) {
+    const detail = excerpt(stderr || new TextDecoder().decode(stdout.subarray(0, 2000)));
+    return failed(
       "COMMAND_FAILED",
-      `Cannot ${ctx.action}: the phone answered with exit code ${outcome.code}${
+      `Cannot ${ctx.action}: the phone answered with exit code ${status}${
         detail ? `: ${detail}` : ""
       }`,
     );
   }
-  return null;
+  return { ok: true, stdout, stderr };
+}
+
+function failed(code: AdbErrorCode, message: string, cause?: Error): AdbResult {
+  return {
+    ok: false,
+    error: new AdbError(code, message, cause === undefined ? undefined : { cause }),
+  };
+}
+
+/**
+ * Reads the answer of `adb connect`, which exits 0 whatever happened: adb_query_command prints the
+ * server's answer and returns 0,
+ * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L1399-L1408.
+ * The text tells: "connected to X", "already connected to X", "failed to connect to X", or "failed
+ * to authenticate to X" when the phone has not accepted this computer's key (connect_device,
+ * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L129-L139,
+ * whose EPERM comes from register_socket_transport finding the transport unauthorized,
+ * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport.cpp#L1273-L1274).
+ * Returns null when the phone is connected.
+ */
+export function connectFailure(
+  outcome: AdbOutcome,
+  action: string,
+  serial: string,
+): AdbError | null {
+  const said = outcome.kind === "spawn-failed"
+    ? ""
+    : `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`;
+  if (outcome.kind === "exited" && /\bfailed to authenticate\b/i.test(said)) {
+    return new AdbError(
+      "UNAUTHORIZED",
+      unauthorizedMessage({ action, serial, command: `connect ${serial}` }),
+    );
+  }
+  if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return null;
+  const why = outcome.kind === "timeout"
+    ? `"adb connect" got no answer within ${outcome.timeoutMs} ms`
+    : excerpt(said) || "adb connect failed";
+  return new AdbError(
+    "NO_DEVICE",
+    `Cannot ${action}: no Android device reachable at ${serial} (${why}); check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${serial}"`,
+    outcome.kind === "spawn-failed" ? { cause: outcome.error } : undefined,
+  );
 }

@@ -1,7 +1,7 @@
 // A fake adb runner for tier-1/2 tests: answers by rule, and like a real phone it prints the
 // exit-status marker after text commands, so tests read and write plain device commands.
 
-import { EXIT_MARKER, withExitMarker } from "../../lib/adb/commands.ts";
+import { EXIT_MARKER, withExitMarker } from "../../lib/adb/exit_marker.ts";
 import type { AdbOutcome, RunAdb } from "../../lib/adb/runner.ts";
 
 const enc = new TextEncoder();
