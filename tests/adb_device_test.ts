@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
+import { keyeventCommand, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import {
   AdbError,
@@ -8,6 +8,7 @@ import {
   isNetworkSerial,
 } from "../lib/adb/errors.ts";
 import { EXIT_MARKER, readExitMarker, splitExitMarker } from "../lib/adb/exit_marker.ts";
+import { runInput } from "../lib/adb/input.ts";
 import type { AdbOutcome } from "../lib/adb/runner.ts";
 import { AgentError } from "../lib/errors.ts";
 import { exited, fakeAdb } from "./helpers/fake_adb.ts";
@@ -381,5 +382,23 @@ Deno.test({
     const read = readExitMarker(new TextEncoder().encode(`x\n${EXIT_MARKER}3\n`));
     assert.equal(read?.status, 3);
     assert.equal(new TextDecoder().decode(read?.stdout), "x\n");
+  },
+});
+
+Deno.test({
+  name: "input's failures that exit 0 are read from its text and reported with the verb's action",
+  permissions: "none",
+  async fn() {
+    // The app_process `input` of older releases prints "Error: Unknown command: …" (and its
+    // usage) for a command it lacks, and exits 0 (Input.java, cited at inputFailure).
+    const adb = fakeAdb([[/input keyevent/, exited(0, "Error: Unknown command: keyevent\n")]]);
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    await rejectsWith(
+      runInput(device, keyeventCommand(3), "press a key"),
+      "COMMAND_FAILED",
+      /^Cannot press a key: the phone said: Error: Unknown command: keyevent$/,
+    );
+    await runInput(device, tapCommand(1, 2), "tap"); // prints nothing: it worked
+    assert.deepEqual(adb.sent, ["input keyevent 3", "input tap 1 2"]);
   },
 });

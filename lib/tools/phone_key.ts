@@ -2,8 +2,8 @@
 // Unknown names are refused with the list of names, so a typo never becomes a keycode.
 
 import { z } from "zod";
-import { inputFailure, keyeventCommand } from "../adb/commands.ts";
-import { AdbError } from "../adb/errors.ts";
+import { keyeventCommand } from "../adb/commands.ts";
+import { runInput } from "../adb/input.ts";
 import { NAMED_KEYS, resolveKey } from "../keys.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
@@ -22,11 +22,7 @@ export const phoneKey = defineTool({
   async handler({ device }, { key }) {
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
-    const out = await device.run(keyeventCommand(resolved.code), { action: "press a key" });
-    const failure = inputFailure(out.text);
-    if (failure) {
-      throw new AdbError("COMMAND_FAILED", `Cannot press a key: the phone said: ${failure}`);
-    }
+    await runInput(device, keyeventCommand(resolved.code), "press a key");
     return textResult(`Pressed ${key.trim()} (keycode ${resolved.code}).`);
   },
 });

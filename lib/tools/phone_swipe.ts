@@ -2,8 +2,8 @@
 // Both ends are checked against the screen before anything reaches the phone.
 
 import { z } from "zod";
-import { inputFailure, swipeCommand } from "../adb/commands.ts";
-import { AdbError } from "../adb/errors.ts";
+import { swipeCommand } from "../adb/commands.ts";
+import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
 import { ACTS_ON_PHONE, defineTool, textResult } from "./tool.ts";
 
@@ -24,9 +24,7 @@ export const phoneSwipe = defineTool({
   annotations: ACTS_ON_PHONE,
   async handler({ device }, { x1, y1, x2, y2, duration_ms }) {
     await checkOnScreen(device, "swipe", [["the start", x1, y1], ["the end", x2, y2]]);
-    const out = await device.run(swipeCommand(x1, y1, x2, y2, duration_ms), { action: "swipe" });
-    const failure = inputFailure(out.text);
-    if (failure) throw new AdbError("COMMAND_FAILED", `Cannot swipe: the phone said: ${failure}`);
+    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), "swipe");
     return textResult(`Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`);
   },
 });

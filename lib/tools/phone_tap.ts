@@ -2,8 +2,8 @@
 // The point is checked against the screen size before anything reaches the phone.
 
 import { z } from "zod";
-import { inputFailure, longPressCommand, tapCommand } from "../adb/commands.ts";
-import { AdbError } from "../adb/errors.ts";
+import { longPressCommand, tapCommand } from "../adb/commands.ts";
+import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
 import { ACTS_ON_PHONE, defineTool, textResult } from "./tool.ts";
 
@@ -24,11 +24,7 @@ export const phoneTap = defineTool({
     const action = hold_ms === undefined ? "tap" : "long-press";
     await checkOnScreen(device, action, [["the point", x, y]]);
     const command = hold_ms === undefined ? tapCommand(x, y) : longPressCommand(x, y, hold_ms);
-    const out = await device.run(command, { action });
-    const failure = inputFailure(out.text);
-    if (failure) {
-      throw new AdbError("COMMAND_FAILED", `Cannot ${action}: the phone said: ${failure}`);
-    }
+    await runInput(device, command, action);
     return textResult(
       hold_ms === undefined
         ? `Tapped (${x}, ${y}).`

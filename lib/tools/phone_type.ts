@@ -2,8 +2,8 @@
 // Text the input tool cannot type is refused with the way around it, before anything is sent.
 
 import { z } from "zod";
-import { inputFailure, refuseUntypableText, typeTextCommand } from "../adb/commands.ts";
-import { AdbError } from "../adb/errors.ts";
+import { refuseUntypableText, typeTextCommand } from "../adb/commands.ts";
+import { runInput } from "../adb/input.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
 export const phoneType = defineTool({
@@ -18,11 +18,7 @@ export const phoneType = defineTool({
   async handler({ device }, { text }) {
     const refusal = refuseUntypableText(text);
     if (refusal) throw new ToolInputError(refusal);
-    const out = await device.run(typeTextCommand(text), { action: "type text" });
-    const failure = inputFailure(out.text);
-    if (failure) {
-      throw new AdbError("COMMAND_FAILED", `Cannot type text: the phone said: ${failure}`);
-    }
+    await runInput(device, typeTextCommand(text), "type text");
     return textResult(`Typed ${text.length} character${text.length === 1 ? "" : "s"}.`);
   },
 });

@@ -1,0 +1,21 @@
+// Runs the phone's `input` tool for the verbs that drive the screen (tap, swipe, type, key) and
+// reads its failure: one place for "run this input command and say what went wrong".
+
+import { type DeviceCommand, inputFailure } from "./commands.ts";
+import type { Device } from "./device.ts";
+import { AdbError } from "./errors.ts";
+
+/**
+ * Runs an `input` command, throwing COMMAND_FAILED with the line that tells what went wrong. A
+ * non-zero status is already an AdbError from the device layer; `input` can also fail with exit 0
+ * and only a message (inputFailure), which is read here.
+ */
+export async function runInput(
+  device: Device,
+  command: DeviceCommand,
+  action: string,
+): Promise<void> {
+  const out = await device.run(command, { action });
+  const failure = inputFailure(out.text);
+  if (failure) throw new AdbError("COMMAND_FAILED", `Cannot ${action}: the phone said: ${failure}`);
+}
