@@ -1,10 +1,15 @@
 // Builds every device command phone-eye sends, and the one quoting function for the phone's shell.
 // Pure: argv-in, strings-out; the guards that refuse hostile input before it is quoted live here too.
+//
+// Sources cited below are pinned: adb at tag platform-tools-29.0.6 (system/core 589da1a0, the adb
+// Debian ships), Android's shell tools at the frameworks/base and development commits linked.
 
 /**
  * One command for the phone. `shell` is passed to adb as a single argument: `adb shell` joins its
- * arguments with spaces and escapes nothing, and `adb exec-out` sends a single argument raw, so one
- * pre-quoted string is the only form that is quoted exactly once (SPEC §5).
+ * arguments with spaces and escapes nothing ("We don't escape here, just like ssh(1)",
+ * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L757-L758),
+ * and `adb exec-out` sends its first argument raw (same file #L1650), so one pre-quoted string is
+ * the only form that is quoted exactly once (SPEC §5).
  */
 export interface DeviceCommand {
   /**
@@ -48,7 +53,12 @@ const execOut = (text: string): DeviceCommand => ({ service: "exec-out", shell: 
 export const tapCommand = (x: number, y: number): DeviceCommand =>
   shell(`input tap ${int(x)} ${int(y)}`);
 
-/** A long press is a swipe that does not move: Android has no `input longpress` before API 33. */
+/**
+ * A long press is a swipe that does not move: `input` has no long press for the screen (its
+ * commands are text, keyevent, tap, swipe, draganddrop, press, roll, motionevent, keycombination;
+ * `--longpress` is for keyevent only), InputShellCommand.onCommand at
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java.
+ */
 export const longPressCommand = (x: number, y: number, holdMs: number): DeviceCommand =>
   shell(`input swipe ${int(x)} ${int(y)} ${int(x)} ${int(y)} ${int(holdMs)}`);
 
@@ -69,13 +79,19 @@ export const getpropCommand = (name: string): DeviceCommand =>
   shell(`getprop ${quoteForDeviceShell(name)}`);
 
 export const screencapPngCommand = (): DeviceCommand => execOut("screencap -p");
-/** Raw RGBA frame, encoded on the host: the way round builds whose `screencap -p` returns empty PNGs. */
+/**
+ * Raw RGBA frame, encoded on the host: the way round builds whose `screencap -p` returns empty PNGs
+ * (a vendor quirk, SPEC.md "Known device quirks"; no AOSP source shows it).
+ */
 export const screencapRawCommand = (): DeviceCommand => execOut("screencap");
 
 /**
  * Dumps the UI tree to a fresh path and prints it in the same round trip. A failed dump leaves
- * the previous file in place, so a reused path could show a stale screen: the path is new per call
- * and removed afterwards. uiautomator's own output stays in stdout so its "ERROR:" lines can be read.
+ * the previous file in place (DumpCommand.run prints "ERROR: …" and returns before writing,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java;
+ * the command exits 0 either way, ANDROID.md), so a reused path could show a stale screen: the
+ * path is new per call and removed afterwards.
+ * uiautomator's own output is kept (not sent to /dev/null) so its "ERROR:" lines can be read.
  */
 export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand {
   const p = quoteForDeviceShell(path);
@@ -93,9 +109,12 @@ function int(n: number): string {
 // phone_type
 
 /**
- * Checks text for `input text`, which sends key events from the device's ASCII key map: it
- * cannot type control characters (a newline is the Enter key), nor anything outside printable
- * ASCII. Returns a message saying what to do instead, or null when the text can be typed.
+ * Checks text for `input text`, which sends key events from the device's ASCII key map
+ * (KeyCharacterMap.VIRTUAL_KEYBOARD.getEvents in InputShellCommand.sendText,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java):
+ * it cannot type control characters (a newline is the Enter key), nor anything outside printable
+ * ASCII, for which getEvents returns null and nothing at all is typed (ANDROID.md, `input text`).
+ * Returns a message saying what to do instead, or null when the text can be typed.
  */
 export function refuseUntypableText(text: string): string | null {
   if (text.length === 0) return "Nothing to type: text is empty";
@@ -130,7 +149,8 @@ const CONTROL_NAMES: Record<number, string> = {
 
 /**
  * The `input text` commands that type `text` exactly. Android's input tool turns every "%s" into
- * a space, so text is split between '%' and 's' and typed in pieces that never contain "%s".
+ * a space (the escapeFlag loop of InputShellCommand.sendText, linked above), so text is split
+ * between '%' and 's' and typed in pieces that never contain "%s".
  */
 export function typeTextCommand(text: string): DeviceCommand {
   const pieces = text.split(/(?<=%)(?=s)/);
@@ -200,7 +220,9 @@ export function refuseIntentArgs(args: IntentArgs): string | null {
 
 /**
  * `am start` for an intent, each argument both whitelisted (refuseIntentArgs) and quoted. A package
- * with nothing else launches the app's launcher activity, as a tap on its icon would.
+ * with nothing else launches the app's launcher activity, as a tap on its icon would: monkey picks
+ * the package's MAIN/LAUNCHER activity (Monkey.getMainApps,
+ * https://github.com/aosp-mirror/platform_development/blob/0ee6ec4a7371daf1e36b876c33b1f5cfc64bba4d/cmds/monkey/src/com/android/commands/monkey/Monkey.java).
  */
 export function intentCommand(args: IntentArgs): DeviceCommand {
   const { action, data, component, package: pkg } = args;
@@ -213,7 +235,8 @@ export function intentCommand(args: IntentArgs): DeviceCommand {
   if (action !== undefined) parts.push(`-a ${quoteForDeviceShell(action)}`);
   if (data !== undefined) parts.push(`-d ${quoteForDeviceShell(data)}`);
   if (component !== undefined) parts.push(`-n ${quoteForDeviceShell(component)}`);
-  // A trailing bare name is am's way to restrict an intent to one package (Intent.parseCommandArgs).
+  // A trailing bare name is am's way to restrict an intent to one package (Intent.parseCommandArgs,
+  // https://github.com/aosp-mirror/platform_frameworks_base/blob/426c31323cb86f86149e99a23262004dfd58891f/core/java/android/content/Intent.java).
   if (pkg !== undefined) parts.push(quoteForDeviceShell(pkg));
   return shell(parts.join(" "));
 }
@@ -221,7 +244,11 @@ export function intentCommand(args: IntentArgs): DeviceCommand {
 // ---------------------------------------------------------------------------------------------
 // output parsers
 
-/** Screen size from `wm size`; an override (e.g. `wm size 720x1600`) is what input uses. */
+/**
+ * Screen size from `wm size`; an override (e.g. `wm size 720x1600`) is what input uses. The two
+ * lines come from WindowManagerShellCommand.printInitialDisplaySize,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/6319db423231ac7fbd22dd667557212ad359d198/services/core/java/com/android/server/wm/WindowManagerShellCommand.java.
+ */
 export function parseWmSize(output: string): { width: number; height: number } | null {
   const override = /Override size:\s*(\d+)x(\d+)/.exec(output);
   const physical = /Physical size:\s*(\d+)x(\d+)/.exec(output);
@@ -233,9 +260,12 @@ export function parseWmSize(output: string): { width: number; height: number } |
 }
 
 /**
- * The failure line of `am start` / `monkey` output, or null when it started. The legacy shell
- * protocol has no exit status, so failures are read from the text (e.g. "Error: Activity not
- * started, unable to resolve Intent { … }").
+ * The failure line of `am start` / `monkey` output, or null when it started. Failures are read
+ * from the text: am prints them ("Error: Activity not started, unable to resolve Intent { … }")
+ * and returns 0 after them (ActivityManagerShellCommand.runStartActivity,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/c014fb5ca964ed67963ccd05b4ade7dddca65a83/services/core/java/com/android/server/am/ActivityManagerShellCommand.java;
+ * Android 15 returns 1, ANDROID.md), and monkey prints "** No activities found to run, monkey aborted." on stdout (Monkey.getMainApps,
+ * linked above).
  */
 export function intentFailure(output: string): string | null {
   const line = output.split(/\r?\n/).find((l) =>
@@ -245,7 +275,13 @@ export function intentFailure(output: string): string | null {
   return line === undefined ? null : line.trim();
 }
 
-/** The failure text of an `input` command, which prints nothing when it works. */
+/**
+ * The failure text of an `input` command, which prints nothing when it works. The app_process
+ * `input` of older releases prints "Error: …" and its usage and still exits 0
+ * (https://github.com/aosp-mirror/platform_frameworks_base/blob/059e4552fb4f46b9356705db1ee7c59b223bbe38/cmds/input/src/com/android/commands/input/Input.java);
+ * the `cmd input` of Android 12+ throws, which ShellCommand prints as an exception banner
+ * (ANDROID.md, `input`).
+ */
 export function inputFailure(output: string): string | null {
   const line = output.split(/\r?\n/).find((l) =>
     /(Exception|^Error:|Usage: input|Unknown command|not found)/.test(l)

@@ -11,8 +11,11 @@ export type AdbOutcome =
 export type RunAdb = (args: readonly string[], timeoutMs: number) => Promise<AdbOutcome>;
 
 /**
- * Creates the real runner. stdin is "null" on purpose: `adb shell` reads its stdin, and a child
- * that inherited ours would swallow the MCP requests arriving on it.
+ * Creates the real runner. stdin is "null" on purpose: `adb shell` reads its stdin (RemoteShell
+ * starts stdin_read_thread_loop on STDIN_FILENO,
+ * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L610-L647,
+ * tag platform-tools-29.0.6), and a child that inherited ours would swallow the MCP requests
+ * arriving on it.
  */
 export function createAdbRunner(binary = "adb"): RunAdb {
   return async (args, timeoutMs) => {
@@ -30,7 +33,8 @@ export function createAdbRunner(binary = "adb"): RunAdb {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      // SIGKILL, not SIGTERM: a wedged `adb shell` can ignore the polite signal.
+      // SIGKILL, not SIGTERM: the deadline must hold whatever state adb is in, and SIGKILL is the
+      // one signal that cannot be caught, blocked or ignored.
       try {
         child.kill("SIGKILL");
       } catch {
