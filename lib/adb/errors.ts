@@ -201,8 +201,8 @@ function failed(code: AdbErrorCode, message: string, cause?: Error): AdbResult {
 }
 
 /**
- * Reads the answer of `adb connect`, which exits 0 whatever happened: adb_query_command prints the
- * server's answer and returns 0,
+ * Reads the answer of `adb connect`, which exits 0 whatever the attempt gave: adb_query_command
+ * prints the server's answer and returns 0 (1 only when the server itself cannot be asked),
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L1399-L1408.
  * The text tells: "connected to X", "already connected to X", "failed to connect to X", or "failed
  * to authenticate to X" when the phone has not accepted this computer's key (connect_device,
