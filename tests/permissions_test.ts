@@ -13,7 +13,7 @@ import {
   readPermissionSet,
   withShotsDir,
   withVisionHosts,
-} from "../lib/permissions.ts";
+} from "../scripts/permissions.ts";
 
 const production = () => readPermissionSet(denoJson);
 

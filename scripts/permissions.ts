@@ -212,7 +212,7 @@ export function checkProductionSet(set: PermissionSet): string[] {
   for (const name of list(set.env)) {
     if (ENV_REASONS[name] === undefined) {
       problems.push(
-        `env: grants ${name}, which no documented setting uses; drop it, or add it and its reason to ENV_REASONS in lib/permissions.ts`,
+        `env: grants ${name}, which no documented setting uses; drop it, or add it and its reason to ENV_REASONS in scripts/permissions.ts`,
       );
     }
   }
