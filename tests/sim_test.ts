@@ -393,6 +393,15 @@ Deno.test("Settings scrolls on swipe and am start opens the browser at a URL", a
       bad.stderr,
       /Error: Activity class \{com\.example\.gone\/\.Main\} does not exist\./,
     );
+    // Monkey.java: the abort line on stdout, run() returns -4, so exit status 252.
+    const missing = await shell(
+      adb,
+      sim,
+      "monkey -p com.example.gone -c android.intent.category.LAUNCHER 1",
+    );
+    assert.equal(missing.code, 252);
+    assert.match(missing.stdout, /^\*\* No activities found to run, monkey aborted\.$/m);
+    assert.equal(missing.stderr, "");
   });
 });
 
