@@ -74,7 +74,10 @@ export function noFaults(): FaultState {
   };
 }
 
-/** What uiautomator prints when the screen never settles (DumpCommand.java, via ANDROID.md). */
+/**
+ * What uiautomator prints when the screen does not settle within 10 s (DumpCommand.run,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java).
+ */
 export const IDLE_STATE_ERROR = "ERROR: could not get idle state.";
 
 /**

@@ -12,7 +12,7 @@
 //
 // Services: `shell:CMD` (legacy), `shell,v2,...:CMD` (shell protocol), `exec:CMD` (exec-out).
 // Anything else (sync: for push/pull, interactive shell, reboot...) is refused with CLSE, which
-// adb reports as `error: closed`.
+// adb reports as `error: closed` (ANDROID.md, "The adb client").
 // Fake tools (tests/sim/tools/*.sh): input, screencap, uiautomator, am, monkey, cmd, pm, wm,
 // getprop, dumpsys, and cat/ls/rm/mkdir mapping /sdcard/... and /data/local/tmp/... into
 // sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with
@@ -575,7 +575,8 @@ class Sim implements SimPhone, TransportHost {
   }
 
   async #run(command: string, merged: boolean, cmdId: number): Promise<CommandResult> {
-    // Legacy shell and exec: one stream for both outputs, as adbd's raw subprocess has, so their
+    // Legacy shell and exec: one stream for both outputs, as adbd's subprocess without the shell
+    // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345), so their
     // interleaving is kept. setsid makes the command a process group close() can kill whole.
     const redirect = merged ? " 2>&1" : "";
     const wrapper =
@@ -607,7 +608,8 @@ class Sim implements SimPhone, TransportHost {
         this.#collect(child.stderr),
         child.status,
       ]);
-      // A command killed by a signal reports 128+signal, like adbd does for shell_v2.
+      // A command killed by a signal reports 128+signal, as adbd's shell_v2 exit packet does
+      // (0x80 | WTERMSIG: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#770).
       const code = status.signal ? 128 + signalNumber(status.signal) : status.code;
       return { stdout, stderr, code };
     } finally {

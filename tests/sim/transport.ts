@@ -131,7 +131,8 @@ export class Transport {
   async #handle(msg: AdbMessage): Promise<void> {
     switch (msg.command) {
       case A_CNXN:
-        // The host's arg1 is the largest payload it accepts; we never send more than that.
+        // The host's arg1 is the largest payload it accepts (CONNECT's maxdata); we never send
+        // more than that. See docs/dev/protocol.md at the commit cited in wire.ts.
         this.#maxPayload = Math.max(256, Math.min(msg.arg1, DEVICE_MAX_PAYLOAD));
         await this.send({
           command: A_CNXN,
@@ -148,6 +149,7 @@ export class Transport {
         const remoteId = msg.arg0;
         if (service.kind === "other" || (service.kind === "shell" && service.command === "")) {
           // Not a service this phone offers (sync:, reboot:, interactive shells...): refuse.
+          // An OPEN is answered by READY or by CLOSE, "indicating failure" (protocol.md).
           await this.send({ command: A_CLSE, arg0: 0, arg1: remoteId, data: EMPTY });
           return;
         }
@@ -251,7 +253,10 @@ class Stream {
     await this.#close();
   }
 
-  /** WRTE in chunks the host accepts, waiting for its OKAY after each (adb's flow control). */
+  /**
+   * WRTE in chunks the host accepts, waiting for its OKAY after each: protocol.md's flow control
+   * ("an additional WRITE message may not be sent until another READY message has been received").
+   */
   async #write(data: Uint8Array): Promise<void> {
     const max = this.#t.maxPayload;
     for (let at = 0; at < data.length; at += max) {
