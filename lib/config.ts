@@ -3,31 +3,21 @@
 
 import { parseArgs } from "node:util";
 import denoJson from "../deno.json" with { type: "json" };
+import {
+  DEFAULT_ADB_TIMEOUT_MS,
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  DEFAULT_VISION_TIMEOUT_MS,
+  DEFAULT_VISION_TOOL,
+  envUsage,
+  type EnvVar,
+} from "./env_vars.ts";
 
 /** deno.json's version: the release workflow checks the tag against it, so there is one source. */
 export const VERSION: string = denoJson.version;
 
-/** The environment variables phone-eye reads; deno.json's permission set grants exactly these. */
-export const ENV_VARS = [
-  "ANDROID_SERIAL",
-  "PHONE_EYE_VISION_API_KEY",
-  "PHONE_EYE_VISION_BASE_URL",
-  "PHONE_EYE_VISION_MODEL",
-  "PHONE_EYE_VISION_URL",
-  "PHONE_EYE_VISION_TOOL",
-  "PHONE_EYE_SHOTS",
-  "PHONE_EYE_ADB_TIMEOUT_MS",
-  "PHONE_EYE_VISION_TIMEOUT_MS",
-] as const;
-
-export type EnvVar = typeof ENV_VARS[number];
+export type { EnvVar } from "./env_vars.ts";
 export type ReadEnv = (name: EnvVar) => string | undefined;
-
-export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
-export const DEFAULT_MODEL = "gpt-4o-mini";
-export const DEFAULT_VISION_TOOL = "describe_image";
-export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
-export const DEFAULT_VISION_TIMEOUT_MS = 60_000;
 
 export type VisionConfig =
   | {
@@ -68,15 +58,7 @@ Usage: phone-eye [--serial SERIAL] [--doctor | --help | --version]
   --version        print the version
 
 Environment:
-  ANDROID_SERIAL               the phone to drive (default: adb's only device)
-  PHONE_EYE_VISION_API_KEY     selects the direct OpenAI-compatible route; sent only as a Bearer token
-  PHONE_EYE_VISION_BASE_URL    OpenAI-compatible base URL (default ${DEFAULT_BASE_URL})
-  PHONE_EYE_VISION_MODEL       model for the direct route (default ${DEFAULT_MODEL})
-  PHONE_EYE_VISION_URL         MCP vision server (streamable HTTP), used when the direct route is not selected
-  PHONE_EYE_VISION_TOOL        tool to call on the MCP vision server (default ${DEFAULT_VISION_TOOL})
-  PHONE_EYE_SHOTS              folder to keep screenshots in (default: never written to disk)
-  PHONE_EYE_ADB_TIMEOUT_MS     per adb call (default ${DEFAULT_ADB_TIMEOUT_MS})
-  PHONE_EYE_VISION_TIMEOUT_MS  per vision call (default ${DEFAULT_VISION_TIMEOUT_MS})
+${envUsage()}
 
 adb must be on PATH when phone-eye starts.`;
 

@@ -3,7 +3,8 @@
 
 import { getpropCommand } from "./adb/commands.ts";
 import type { Device } from "./adb/device.ts";
-import { type Config, ENV_VARS } from "./config.ts";
+import type { Config } from "./config.ts";
+import { ENV_VARS } from "./env_vars.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost } from "./sandbox.ts";

@@ -103,9 +103,9 @@ function pngEnd(bytes: Uint8Array): number | undefined {
 /**
  * True when the bytes are one PNG whose chunk chain runs unbroken from the signature to an IEND
  * chunk ending at the last byte. `adb exec-out screencap -p` exits 0 with a prefix of the PNG when
- * the link drops mid-transfer, so a whole tail is the proof the frame is whole. Walking the chunk
- * lengths (~150 steps for a phone screenshot in 8 KiB IDATs, under a microsecond) also rejects a
- * cut that happens to end in IEND-like bytes.
+ * the link drops mid-transfer (adb 29 and 34 alike: ANDROID.md, "The adb client"), so a whole tail
+ * is the proof the frame is whole. Walking the chunk lengths (~150 steps for a phone screenshot in
+ * 8 KiB IDATs, under a microsecond) also rejects a cut that happens to end in IEND-like bytes.
  */
 export function isCompletePng(bytes: Uint8Array): boolean {
   return pngEnd(bytes) === bytes.length;
@@ -129,8 +129,9 @@ function checkDimensions(width: number, height: number, what: string): void {
 
 /**
  * Decodes a PNG of any colour type and bit depth to RGBA8. Rejects, with a message that says
- * what to do, empty output (some MIUI builds after long sessions), non-PNG bytes (often adb's own
- * error text), truncated transfers and corrupt data.
+ * what to do, empty output (some MIUI builds after long sessions: an OEM quirk reported in
+ * SPEC.md's "Known device quirks", with no AOSP source), non-PNG bytes (often adb's own error
+ * text), truncated transfers and corrupt data.
  */
 export function decodePng(bytes: Uint8Array): RgbaImage {
   if (bytes.length === 0) {
@@ -260,7 +261,11 @@ function toRgba8(png: FastPngImage): RgbaImage {
   return { width, height, data: out };
 }
 
-/** Android PixelFormat values screencap writes in its raw header (ui/PixelFormat.h). */
+/**
+ * The pixel formats screencap may write in its raw header: ui/PixelFormat.h's PIXEL_FORMAT_*,
+ * which are the HAL_PIXEL_FORMAT_* values of
+ * https://github.com/aosp-mirror/platform_system_core/blob/f26d0dd76fef8f133710ea2628dba98b15e26b8f/libsystem/include/system/graphics-base-v1.0.h
+ */
 const RAW_FORMATS: Record<number, { name: string; bytesPerPixel: number }> = {
   1: { name: "RGBA_8888", bytesPerPixel: 4 },
   2: { name: "RGBX_8888", bytesPerPixel: 4 },
@@ -270,9 +275,14 @@ const RAW_FORMATS: Record<number, { name: string; bytesPerPixel: number }> = {
 };
 
 /**
- * Decodes `screencap` without -p: little-endian u32 width, height, format, then (API 28+) a u32
- * colour space, then tightly packed pixels. The header size is whichever of 12 or 16 makes the
- * total add up, so the API level need not be known.
+ * Decodes `screencap` without -p: u32 width, height, format, then a u32 colour space, then the
+ * rows with the stride padding dropped (w * bytes-per-pixel each). screencap writes the u32s in
+ * native order, little-endian on every Android ABI:
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp
+ * Older releases wrote no colour space, a 12-byte header (e.g. CyanogenMod's copy of AOSP's
+ * https://github.com/CyanogenMod/android_frameworks_base/blob/c1fd7edd8fc48f3308105df8cc845ec4b6652e17/cmds/screencap/screencap.cpp).
+ * The header size is whichever of 12 or 16 makes the total add up, so the release need not be
+ * known.
  */
 export function decodeRawScreencap(bytes: Uint8Array): RgbaImage {
   if (bytes.length < 12) {
@@ -385,9 +395,10 @@ export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
 
 /**
  * "black" or "uniform" when every pixel has one colour (±2 per channel, which absorbs dithering):
- * what a FLAG_SECURE window or a switched-off screen gives. A sparse grid rejects real screens in
- * microseconds; only a frame that passes the grid is scanned in full, so a dark-mode screen with
- * one line of light text is never called blank.
+ * what a switched-off screen gives, and a FLAG_SECURE window on releases that paint secure layers
+ * black instead of refusing the capture (ANDROID.md, "screencap": Android 16, maybe 15). A sparse
+ * grid rejects real screens in microseconds; only a frame that passes the grid is scanned in
+ * full, so a dark-mode screen with one line of light text is never called blank.
  */
 export function blankFrameKind(img: RgbaImage): "black" | "uniform" | null {
   const { width, height, data } = img;

@@ -26,7 +26,8 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
 
 /**
  * A PNG cut short: it starts like a PNG but has no IEND. An empty answer is not truncation but
- * the MIUI quirk handled below, so it is accepted here and not replayed.
+ * the MIUI quirk handled below, so it is accepted here and not replayed. (Android 10-14 also
+ * answer a secure window with empty output and exit 1, which exec-out turns into 0: ANDROID.md.)
  */
 function wholeOrEmpty(bytes: Uint8Array): boolean {
   const looksLikePng = PNG_SIGNATURE.every((b, i) => bytes[i] === b);
@@ -35,9 +36,10 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
 
 /**
  * Takes a screenshot. `screencap -p` is tried first (small, compressed on the phone). Some MIUI
- * builds start returning empty PNGs after long sessions; then the raw frame is fetched and decoded
- * on the host. A frame that is all black or one colour is refused with its likely cause, instead of
- * handing back a blank picture as if it were the screen.
+ * builds start returning empty PNGs after long sessions (SPEC.md, "Known device quirks"; an OEM
+ * behaviour with no AOSP source); then the raw frame is fetched and decoded on the host. A frame
+ * that is all black or one colour is refused with its likely cause, instead of handing back a
+ * blank picture as if it were the screen.
  */
 export async function captureScreen(device: Device, action: string): Promise<Screenshot> {
   const { stdout } = await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty });
@@ -87,8 +89,12 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
 
 /**
  * Reads the UI tree in one round trip (dump to a fresh path, cat it, remove it). uiautomator
- * exits 0 when it fails, so its "ERROR:" line is what tells; "could not get idle state" (an
- * animated screen) is retried with --compressed, which needs less of the accessibility tree.
+ * exits 0 when it fails, so its "ERROR:" line is what tells: DumpCommand.run prints it and
+ * returns, after waiting up to 10 s for the screen to go idle,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java
+ * "could not get idle state" (an animated screen) is retried with --compressed, which clears
+ * FLAG_INCLUDE_NOT_IMPORTANT_VIEWS so only views important for accessibility are walked
+ * (UiAutomationShellWrapper.setCompressedLayoutHierarchy, same commit, library/testrunner-src/).
  */
 export async function readUiTree(device: Device, action: string): Promise<UiElement[]> {
   let lastReason = "";

@@ -54,8 +54,11 @@ export const LABEL_MAX = 80;
 
 /**
  * Finds the XML in the output of `uiautomator dump <path> && cat <path>` (or a dump to
- * /dev/tty), around the "UI hierchary dumped to: …" line that may come before or after it.
- * uiautomator exits 0 even when it fails, so failure is read from its ERROR line.
+ * /dev/tty), around the "UI hierchary dumped to: …" line (AOSP's spelling) that may come before
+ * or after it. uiautomator exits 0 even when it fails, so failure is read from its ERROR line:
+ * "ERROR: could not get idle state." or "ERROR: null root node returned by
+ * UiTestAutomationBridge." (DumpCommand.run,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java).
  */
 export function extractDump(output: string): DumpResult {
   const text = output.charCodeAt(0) === 0xfeff ? output.slice(1) : output;
@@ -369,7 +372,9 @@ const NAMED_ENTITIES: Readonly<Record<string, string>> = {
 };
 
 // Surrogate halves are accepted one by one: some serializers write an emoji as two
-// numeric references (&#55357;&#56832;), which join back into one character.
+// numeric references (&#55357;&#56832;), which join back into one character. Android's own
+// KXmlSerializer does so for every UTF-16 unit above 126 when its output is not a UTF encoding:
+// https://github.com/CyanogenMod/android_libcore/blob/ccedfac1d04b7f9c4df4a144f80283f7af69a9d6/xml/src/main/java/org/kxml2/io/KXmlSerializer.java
 function decodeEntities(value: string): string {
   if (!value.includes("&")) return value;
   return value.replace(/&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (whole, body: string) => {
@@ -380,6 +385,9 @@ function decodeEntities(value: string): string {
   });
 }
 
+// `[x1,y1][x2,y2]`: Rect.toShortString of the node's visible bounds, clipped to the screen
+// (AccessibilityNodeInfoDumper.dumpNodeRec,
+// https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/core-src/com/android/uiautomator/core/AccessibilityNodeInfoDumper.java).
 const BOUNDS = /^\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*$/;
 
 function parseBounds(value: string | undefined): Bounds {

@@ -14,7 +14,7 @@ import {
   readPermissionSet,
   withShotsDir,
   withVisionHosts,
-} from "../lib/permissions.ts";
+} from "./permissions.ts";
 
 const USAGE =
   `Usage: deno task compile [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR] [--print]

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigError, type EnvVar, loadConfig, parseCommandLine } from "../lib/config.ts";
+import { ConfigError, type EnvVar, loadConfig, parseCommandLine, USAGE } from "../lib/config.ts";
+import { DEFAULT_ADB_TIMEOUT_MS, DEFAULT_MODEL, ENV_TABLE, envUsage } from "../lib/env_vars.ts";
 import { NAMED_KEYS, resolveKey } from "../lib/keys.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
@@ -96,6 +97,37 @@ Deno.test({
       /Unknown option '--shell'[\s\S]*Usage: phone-eye/,
     );
     assert.throws(() => parseCommandLine(["extra"]), /Usage: phone-eye/);
+  },
+});
+
+Deno.test({
+  name: "--help lists every variable of lib/env_vars.ts with its meaning and default",
+  permissions: "none",
+  fn() {
+    assert.ok(USAGE.includes(`Environment:\n${envUsage()}\n`));
+    const block = envUsage();
+    for (const row of ENV_TABLE) {
+      const start = block.indexOf(`  ${row.name} `);
+      assert.ok(start >= 0, row.name);
+      // A row runs until the next line that starts a variable; wrapped lines are indented.
+      const rest = block.slice(start + 2);
+      const next = rest.search(/\n {2}\S/);
+      const text = (next < 0 ? rest : rest.slice(0, next)).replace(/\s+/g, " ");
+      assert.ok(text.includes(row.meaning.replaceAll("`", "")), row.name);
+      if (row.default !== "unset") {
+        const dflt = "value" in row.default ? row.default.value : row.default.phrase;
+        assert.ok(text.endsWith(`; default: ${dflt}`), text);
+      }
+    }
+    assert.match(
+      block,
+      /PHONE_EYE_VISION_MODEL +model name for the direct route; default: gpt-4o-mini/,
+    );
+    for (const line of block.split("\n")) assert.ok(line.length <= 100, line);
+    // The table's defaults are the ones loadConfig applies.
+    const config = loadConfig(env({ PHONE_EYE_VISION_API_KEY: "k" }));
+    assert.equal(config.adbTimeoutMs, DEFAULT_ADB_TIMEOUT_MS);
+    assert.equal(config.vision.route === "direct" && config.vision.model, DEFAULT_MODEL);
   },
 });
 

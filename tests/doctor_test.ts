@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
 import { VERSION } from "../lib/config.ts";
-import { permissionFlags, readPermissionSet, withShotsDir } from "../lib/permissions.ts";
+import { permissionFlags, readPermissionSet, withShotsDir } from "../scripts/permissions.ts";
 import { startAdbHarness } from "./helpers/adb_harness.ts";
 import { denoDir } from "./helpers/phone_eye.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";

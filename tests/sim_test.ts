@@ -16,6 +16,16 @@ import {
 import { CallLogParser } from "./sim/tools.ts";
 import { applyToolCall, initialState, layout } from "./sim/screen.ts";
 import { escapeXmlAttr, renderXml } from "./sim/render.ts";
+import {
+  delayFor,
+  faultControls,
+  hangFor,
+  mentions,
+  noFaults,
+  takeEarlyDrop,
+  takeLateDrop,
+  truncationFor,
+} from "./sim/faults.ts";
 
 // ---- helpers ----
 
@@ -156,6 +166,67 @@ Deno.test({
     applyToolCall(state, size, "input", ["keyevent", "4"]);
     assert.equal(state.app, "home");
     assert.equal(escapeXmlAttr(`a&<>"\n`), "a&amp;&lt;&gt;&quot;&#10;");
+  },
+});
+
+Deno.test({
+  name: "fault rules: each armed fault applies to the commands it names, once when one-shot",
+  permissions,
+  fn() {
+    const written: Record<string, string | null> = {};
+    const done: string[] = [];
+    const state = noFaults();
+    const faults = faultControls(state, {
+      dropAll: () => done.push("dropAll"),
+      refuse: (ms) => done.push(`refuse ${ms}`),
+      stopRefusing: () => done.push("stopRefusing"),
+      writeStateFile: (name, content) => void (written[name] = content),
+    });
+    const call = (tool: string, ...argv: string[]) => ({ cmdId: 1, tool, argv });
+
+    assert.ok(mentions("input tap 1 2", "input"));
+    assert.ok(!mentions("/system/bin/input tap 1 2", "input"));
+    assert.ok(!mentions("inputs", "input"));
+
+    faults.dropAfterNext("input", { beforeOpenAck: true });
+    assert.ok(!takeEarlyDrop(state, "echo input-less"));
+    assert.ok(takeEarlyDrop(state, "input keyevent 4"));
+    assert.ok(!takeEarlyDrop(state, "input keyevent 4"), "one-shot");
+
+    faults.dropAfterNext("screencap");
+    assert.ok(!takeLateDrop(state, "echo screencap", []), "by tool actually run, not text");
+    assert.ok(takeLateDrop(state, "sh -c x", [call("screencap", "-p")]));
+    faults.dropAfterNext(/^uiautomator/);
+    assert.ok(takeLateDrop(state, "uiautomator dump", []));
+
+    faults.hang(/dump/, { execute: true });
+    assert.equal(hangFor(state, "uiautomator dump")?.execute, true);
+    assert.equal(hangFor(state, "echo"), undefined);
+
+    faults.latency(100);
+    faults.latency(700, "input");
+    assert.equal(delayFor(state, "echo"), 100);
+    assert.equal(delayFor(state, "input tap 1 1"), 700);
+
+    faults.truncatePng(true);
+    assert.deepEqual(truncationFor(state, [call("screencap", "-p")]), { dropLink: true });
+    assert.equal(truncationFor(state, [call("screencap", "-p", "/sdcard/x.png")]), null);
+    assert.equal(truncationFor(state, [call("screencap")]), null);
+
+    faults.emptyPng(true, { headerOnly: true });
+    faults.idleStateErrors(2, { evenCompressed: true });
+    assert.deepEqual(written, {
+      fault_empty_png: "header",
+      fault_idle_errors: "2",
+      fault_idle_even_compressed: "1",
+      fault_idle_message: "ERROR: could not get idle state.\n",
+    });
+    faults.dropNow();
+    faults.refuseConnections(50);
+    faults.clear();
+    assert.deepEqual(state, noFaults());
+    assert.ok(Object.values(written).every((content) => content === null));
+    assert.deepEqual(done, ["dropAll", "refuse 50", "stopRefusing"]);
   },
 });
 
@@ -322,6 +393,15 @@ Deno.test("Settings scrolls on swipe and am start opens the browser at a URL", a
       bad.stderr,
       /Error: Activity class \{com\.example\.gone\/\.Main\} does not exist\./,
     );
+    // Monkey.java: the abort line on stdout, run() returns -4, so exit status 252.
+    const missing = await shell(
+      adb,
+      sim,
+      "monkey -p com.example.gone -c android.intent.category.LAUNCHER 1",
+    );
+    assert.equal(missing.code, 252);
+    assert.match(missing.stdout, /^\*\* No activities found to run, monkey aborted\.$/m);
+    assert.equal(missing.stderr, "");
   });
 });
 

@@ -9,7 +9,7 @@ import {
   readPermissionSet,
   withShotsDir,
   withVisionHosts,
-} from "../../lib/permissions.ts";
+} from "../../scripts/permissions.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 

@@ -5,8 +5,12 @@ import { encode } from "fast-png";
 import { APPS, chromeOf, type Size, type UiNode } from "./screen.ts";
 import { drawText, textWidth } from "./font.ts";
 
-// uiautomator writes attributes through an XmlSerializer: markup characters become entities and
-// control characters numeric references, so a newline in a text field survives the round trip.
+// uiautomator writes attributes through Android's XmlSerializer (KXmlSerializer): &, <, > and the
+// quote become entities, tab, newline and carriage return numeric references, so a newline in a
+// text field survives the round trip. The dumper first turns the other control characters into
+// "." (AccessibilityNodeInfoDumper.stripInvalidXMLChars); the sim writes them as references too.
+// https://github.com/CyanogenMod/android_libcore/blob/ccedfac1d04b7f9c4df4a144f80283f7af69a9d6/xml/src/main/java/org/kxml2/io/KXmlSerializer.java
+// https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/core-src/com/android/uiautomator/core/AccessibilityNodeInfoDumper.java
 export function escapeXmlAttr(value: string): string {
   // deno-lint-ignore no-control-regex
   return value.replace(/[&<>"\x00-\x1f]/g, (c) => {
@@ -37,7 +41,9 @@ function nodeXml(n: UiNode, index: number, compressed: boolean): string {
   return kids === "" ? `<node ${attrs} />` : `<node ${attrs}>${kids}</node>`;
 }
 
-// --compressed leaves out views that only lay others out, lifting their children up.
+// --compressed leaves out views that only lay others out, lifting their children up: on a phone
+// it clears FLAG_INCLUDE_NOT_IMPORTANT_VIEWS (UiAutomationShellWrapper.setCompressedLayoutHierarchy,
+// https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/testrunner-src/com/android/uiautomator/core/UiAutomationShellWrapper.java).
 function childrenFor(n: UiNode, compressed: boolean): UiNode[] {
   if (!compressed) return n.children;
   return n.children.flatMap((c) => c.layoutOnly ? childrenFor(c, true) : [c]);
@@ -158,7 +164,9 @@ export function encodePng(c: Canvas): Uint8Array {
 
 /**
  * `screencap` without -p: little-endian u32 width, height, format (1 = RGBA_8888), then, on
- * newer builds, a fourth u32 colour space (1 = sRGB), then the rows of pixels.
+ * newer builds, a fourth u32 colour space (1 = sRGB), then the rows of pixels, as
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp
+ * writes them (see lib/image.ts decodeRawScreencap for the older 12-byte header).
  */
 export function rawScreencap(c: Canvas, headerBytes: 12 | 16): Uint8Array {
   const out = new Uint8Array(headerBytes + c.data.length);

@@ -450,7 +450,8 @@ export function hitTest(root: UiNode, x: number, y: number): UiNode | undefined 
   return root.onTap ? root : undefined;
 }
 
-// Android key codes (android.view.KeyEvent) the sim reacts to or can name.
+// Android key codes the sim reacts to or can name, as KeyEvent.KEYCODE_* defines them:
+// https://github.com/aosp-mirror/platform_frameworks_base/blob/401c4b1d00d6f831eb30d1853683ca525d50f192/core/java/android/view/KeyEvent.java
 const KEYCODES: Readonly<Record<string, number>> = Object.freeze({
   HOME: 3,
   BACK: 4,
@@ -487,12 +488,18 @@ export function keyCodeFromString(name: string): number | undefined {
   return KEYCODES[bare];
 }
 
-/** `input text` turns each `%s` into a space (InputShellCommand.sendText). */
+/**
+ * `input text` turns each `%s` into a space (InputShellCommand.sendText,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/017cf35b7fa9d3a164cb6e2f067ca7effae9b370/services/core/java/com/android/server/input/InputShellCommand.java).
+ */
 export function decodeInputText(text: string): string {
   return text.replaceAll("%s", " ");
 }
 
-/** Characters the default key character map can type; anything else makes `input text` fail. */
+/**
+ * Characters the virtual keyboard's key map can type; anything else makes `input text` fail and
+ * type nothing (KeyCharacterMap.getEvents returns null: ANDROID.md, "input").
+ */
 export function typeable(text: string): boolean {
   return /^[\t\n\x20-\x7e]*$/.test(text);
 }
@@ -628,7 +635,8 @@ function applyInput(state: ScreenState, size: Size, argv: readonly string[]): vo
     case "swipe": {
       const [x1, y1, x2, y2] = rest.slice(0, 4).map(int);
       if (x1 === undefined || y1 === undefined || x2 === undefined || y2 === undefined) return;
-      // Same start and end point is how `input` spells a long press: no movement, no scroll.
+      // Same start and end point is how `input` spells a long press (ANDROID.md): no movement,
+      // no scroll.
       if (x1 === x2 && y1 === y2) return;
       swipe(state, size, x1, y1, y2);
       return;

@@ -12,7 +12,7 @@
 //
 // Services: `shell:CMD` (legacy), `shell,v2,...:CMD` (shell protocol), `exec:CMD` (exec-out).
 // Anything else (sync: for push/pull, interactive shell, reboot...) is refused with CLSE, which
-// adb reports as `error: closed`.
+// adb reports as `error: closed` (ANDROID.md, "The adb client").
 // Fake tools (tests/sim/tools/*.sh): input, screencap, uiautomator, am, monkey, cmd, pm, wm,
 // getprop, dumpsys, and cat/ls/rm/mkdir mapping /sdcard/... and /data/local/tmp/... into
 // sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with
@@ -21,25 +21,9 @@
 // Screens: home (Notes, Settings, Browser, Camera icons), Notes (focused text field), Settings
 // (scrolling list), Browser (URL bar), Camera. State changes apply when a command finishes.
 // Output is collected until the command exits, then sent; latency applies before a command runs.
+// The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
-import {
-  A_CLSE,
-  A_CNXN,
-  A_OKAY,
-  A_OPEN,
-  A_VERSION,
-  A_WRTE,
-  type AdbMessage,
-  DEVICE_MAX_PAYLOAD,
-  deviceBanner,
-  encodeMessage,
-  MessageReader,
-  parseService,
-  SHELL_EXIT,
-  SHELL_STDERR,
-  SHELL_STDOUT,
-  shellPacket,
-} from "./wire.ts";
+import { deviceBanner } from "./wire.ts";
 import {
   activityOf,
   applyToolCall,
@@ -52,6 +36,25 @@ import {
 } from "./screen.ts";
 import { encodePng, headerOnlyPng, rawScreencap, renderPixels, renderXml } from "./render.ts";
 import { CallLogParser, installTools, type ToolCall } from "./tools.ts";
+import {
+  type CommandOutcome,
+  type CommandResult,
+  concat,
+  EMPTY,
+  Transport,
+  type TransportHost,
+} from "./transport.ts";
+import {
+  delayFor,
+  faultControls,
+  type FaultState,
+  hangFor,
+  noFaults,
+  type SimFaults,
+  takeEarlyDrop,
+  takeLateDrop,
+  truncationFor,
+} from "./faults.ts";
 
 export interface SimPhoneOptions {
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. Avoid 5555-5585: adb servers that
@@ -88,36 +91,6 @@ export interface SimScreen {
   height: number;
 }
 
-export interface SimFaults {
-  /** Closes every adb transport socket now (adb then shows the device offline). */
-  dropNow(): void;
-  /** Lets the next command that runs `tool` (or whose text matches the RegExp) execute, then
-   * closes the transport before sending its output or exit status (adb 29 then exits 0 with
-   * no output). With beforeOpenAck the stream is not even acknowledged first (adb then says
-   * `error: closed`); a tool name is then matched as a word of the command text. One-shot. */
-  dropAfterNext(match: string | RegExp, opts?: { beforeOpenAck?: boolean }): void;
-  /** Closes the listener for `ms` (new connections get "Connection refused"), then reopens it. */
-  refuseConnections(ms: number): void;
-  /** Commands matching `pattern` never answer (until adb gives up or the sim closes). They are
-   * recorded but not run, unless `execute` (then they run and their output is withheld). */
-  hang(pattern: RegExp, opts?: { execute?: boolean }): void;
-  /** Delays every command (or those mentioning `tool` as a word) by `ms` before it runs. */
-  latency(ms: number, tool?: string): void;
-  /** `screencap -p` yields an empty PNG (0 bytes, or with headerOnly signature+IHDR+IEND and no
-   * pixel data); raw `screencap` still works. */
-  emptyPng(on: boolean, opts?: { headerOnly?: boolean }): void;
-  /** Every frame is black (a secure window); the UI tree is unaffected. */
-  blackScreen(on: boolean): void;
-  /** The next `n` dumps print `ERROR: could not get idle state.` (or `message`), exit 0 and
-   * leave any earlier dump file alone. `--compressed` dumps pass unless evenCompressed. */
-  idleStateErrors(n: number, opts?: { evenCompressed?: boolean; message?: string }): void;
-  /** Output of `screencap -p` to stdout is cut at half: by closing the transport (default, as
-   * a dying Wi-Fi link does) or, with dropLink false, by closing just that stream. */
-  truncatePng(on: boolean, opts?: { dropLink?: boolean }): void;
-  /** Removes every fault. */
-  clear(): void;
-}
-
 export interface SimPhone {
   readonly port: number;
   /** "127.0.0.1:PORT", what `adb connect` and `adb -s` take. */
@@ -143,52 +116,15 @@ export interface SimPhone {
 }
 
 export type { ScreenState } from "./screen.ts";
+export type { SimFaults } from "./faults.ts";
 
 export function startSimPhone(opts: SimPhoneOptions = {}): Promise<SimPhone> {
   return Sim.start(opts);
 }
 
-interface FaultState {
-  dropAfter: { match: string | RegExp; beforeOpenAck: boolean }[];
-  hangs: { pattern: RegExp; execute: boolean }[];
-  latency: Map<string | null, number>;
-  emptyPng: "zero" | "header" | null;
-  black: boolean;
-  truncatePng: { dropLink: boolean } | null;
-}
-
-function noFaults(): FaultState {
-  return {
-    dropAfter: [],
-    hangs: [],
-    latency: new Map(),
-    emptyPng: null,
-    black: false,
-    truncatePng: null,
-  };
-}
-
-interface CommandResult {
-  stdout: Uint8Array;
-  stderr: Uint8Array;
-  code: number;
-}
-
-const EMPTY = new Uint8Array(0);
-
 type Timer = ReturnType<typeof setTimeout>;
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
-class Sim implements SimPhone {
+class Sim implements SimPhone, TransportHost {
   readonly port: number;
   readonly serial: string;
   readonly root: string;
@@ -214,7 +150,7 @@ class Sim implements SimPhone {
   readonly #timers = new Map<Timer, () => void>();
   #reopenTimer: Timer | null = null;
   readonly #pending = new Set<Promise<unknown>>();
-  #faults: FaultState = noFaults();
+  readonly #faults: FaultState = noFaults();
   #closed = false;
   #xmlKey = "";
   #pixelKey = "";
@@ -236,7 +172,27 @@ class Sim implements SimPhone {
     this.#listener = listener;
     this.port = (listener.addr as Deno.NetAddr).port;
     this.serial = `127.0.0.1:${this.port}`;
-    this.faults = this.#makeFaults();
+    this.faults = faultControls(this.#faults, {
+      dropAll: () => {
+        for (const t of this.#transports) t.drop();
+      },
+      refuse: (ms) => {
+        this.#listener?.close();
+        this.#listener = null;
+        if (this.#reopenTimer !== null) this.#cancelTimer(this.#reopenTimer);
+        this.#reopenTimer = this.#timer(ms, () => {
+          this.#reopenTimer = null;
+          this.#openListener();
+        });
+      },
+      stopRefusing: () => {
+        if (this.#reopenTimer === null) return;
+        this.#cancelTimer(this.#reopenTimer);
+        this.#reopenTimer = null;
+        this.#openListener();
+      },
+      writeStateFile: (name, content) => this.#writeStateFile(name, content),
+    });
   }
 
   static async start(o: SimPhoneOptions): Promise<Sim> {
@@ -521,9 +477,8 @@ class Sim implements SimPhone {
     };
   }
 
-  // ---- faults ----
-
-  #faultFile(name: string, content: string | null): void {
+  /** Writes or removes one file of the state folder; the fake tools read their faults there. */
+  #writeStateFile(name: string, content: string | null): void {
     const path = `${this.#dir}/${name}`;
     try {
       if (content === null) Deno.removeSync(path);
@@ -531,61 +486,6 @@ class Sim implements SimPhone {
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
     }
-  }
-
-  #makeFaults(): SimFaults {
-    return {
-      dropNow: () => {
-        for (const t of this.#transports) t.drop();
-      },
-      dropAfterNext: (match, opts) => {
-        this.#faults.dropAfter.push({ match, beforeOpenAck: opts?.beforeOpenAck ?? false });
-      },
-      refuseConnections: (ms) => {
-        this.#listener?.close();
-        this.#listener = null;
-        if (this.#reopenTimer !== null) this.#cancelTimer(this.#reopenTimer);
-        this.#reopenTimer = this.#timer(ms, () => {
-          this.#reopenTimer = null;
-          this.#openListener();
-        });
-      },
-      hang: (pattern, opts) => {
-        this.#faults.hangs.push({ pattern, execute: opts?.execute ?? false });
-      },
-      latency: (ms, tool) => {
-        this.#faults.latency.set(tool ?? null, ms);
-      },
-      emptyPng: (on, opts) => {
-        this.#faults.emptyPng = on ? (opts?.headerOnly ? "header" : "zero") : null;
-        this.#faultFile("fault_empty_png", this.#faults.emptyPng);
-      },
-      blackScreen: (on) => {
-        this.#faults.black = on;
-      },
-      idleStateErrors: (n, opts) => {
-        this.#faultFile("fault_idle_errors", String(Math.max(0, Math.floor(n))));
-        this.#faultFile("fault_idle_even_compressed", opts?.evenCompressed ? "1" : null);
-        this.#faultFile(
-          "fault_idle_message",
-          `${opts?.message ?? "ERROR: could not get idle state."}\n`,
-        );
-      },
-      truncatePng: (on, opts) => {
-        this.#faults.truncatePng = on ? { dropLink: opts?.dropLink ?? true } : null;
-      },
-      clear: () => {
-        this.#faults = noFaults();
-        this.#faultFile("fault_empty_png", null);
-        this.#faultFile("fault_idle_errors", null);
-        this.#faultFile("fault_idle_even_compressed", null);
-        if (this.#reopenTimer !== null) {
-          this.#cancelTimer(this.#reopenTimer);
-          this.#reopenTimer = null;
-          this.#openListener();
-        }
-      },
-    };
   }
 
   // ---- commands ----
@@ -596,32 +496,21 @@ class Sim implements SimPhone {
 
   /**
    * Runs one shell/exec command for a stream. Returns what to send back, or a directive to
-   * hang, drop the link, or cut the output.
+   * hang, drop the link, or cut the output (the armed faults decide, see faults.ts).
    */
   async execute(
     command: string,
     merged: boolean,
     ackOpen: () => Promise<void>,
-  ): Promise<
-    | { kind: "reply"; result: CommandResult; truncate: { dropLink: boolean } | null }
-    | { kind: "hang" }
-    | { kind: "drop" }
-  > {
+  ): Promise<CommandOutcome> {
     this.#commands.push(command);
-    const early = this.#faults.dropAfter.findIndex((d) =>
-      d.beforeOpenAck &&
-      (typeof d.match === "string" ? mentions(command, d.match) : d.match.test(command))
-    );
-    const earlyDrop = early >= 0 ? this.#faults.dropAfter.splice(early, 1)[0] : undefined;
+    const earlyDrop = takeEarlyDrop(this.#faults, command);
     // adbd acknowledges the OPEN before it starts the command.
     if (!earlyDrop) await ackOpen();
-    const hang = this.#faults.hangs.find((h) => h.pattern.test(command));
+    const hang = hangFor(this.#faults, command);
     if (hang && !hang.execute) return { kind: "hang" };
 
-    let delay = this.#faults.latency.get(null) ?? 0;
-    for (const [tool, ms] of this.#faults.latency) {
-      if (tool !== null && mentions(command, tool)) delay = Math.max(delay, ms);
-    }
+    const delay = delayFor(this.#faults, command);
     if (delay > 0) await this.#sleep(delay);
     if (this.#closed) return { kind: "hang" };
 
@@ -636,22 +525,8 @@ class Sim implements SimPhone {
 
     if (earlyDrop) return { kind: "drop" };
     if (hang) return { kind: "hang" };
-    const dropIndex = this.#faults.dropAfter.findIndex(({ match }) =>
-      typeof match === "string" ? mine.some((c) => c.tool === match) : match.test(command)
-    );
-    if (dropIndex >= 0) {
-      this.#faults.dropAfter.splice(dropIndex, 1);
-      return { kind: "drop" };
-    }
-    const pngToStdout = mine.some((c) =>
-      c.tool === "screencap" && c.argv.includes("-p") &&
-      !c.argv.some((a) => !a.startsWith("-") && !/^\d+$/.test(a))
-    );
-    return {
-      kind: "reply",
-      result,
-      truncate: pngToStdout ? this.#faults.truncatePng : null,
-    };
+    if (takeLateDrop(this.#faults, command, mine)) return { kind: "drop" };
+    return { kind: "reply", result, truncate: truncationFor(this.#faults, mine) };
   }
 
   async #collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
@@ -700,7 +575,8 @@ class Sim implements SimPhone {
   }
 
   async #run(command: string, merged: boolean, cmdId: number): Promise<CommandResult> {
-    // Legacy shell and exec: one stream for both outputs, as adbd's raw subprocess has, so their
+    // Legacy shell and exec: one stream for both outputs, as adbd's subprocess without the shell
+    // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345), so their
     // interleaving is kept. setsid makes the command a process group close() can kill whole.
     const redirect = merged ? " 2>&1" : "";
     const wrapper =
@@ -732,7 +608,8 @@ class Sim implements SimPhone {
         this.#collect(child.stderr),
         child.status,
       ]);
-      // A command killed by a signal reports 128+signal, like adbd does for shell_v2.
+      // A command killed by a signal reports 128+signal, as adbd's shell_v2 exit packet does
+      // (0x80 | WTERMSIG: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#770).
       const code = status.signal ? 128 + signalNumber(status.signal) : status.code;
       return { stdout, stderr, code };
     } finally {
@@ -756,12 +633,6 @@ async function killGroup(child: Deno.ChildProcess): Promise<void> {
   } catch { /* already gone */ }
 }
 
-/** Whether `tool` appears in the command as a word (not inside a path or another name). */
-function mentions(command: string, tool: string): boolean {
-  const escaped = tool.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\w./-])${escaped}($|[^\\w./-])`).test(command);
-}
-
 function signalNumber(signal: Deno.Signal): number {
   const table: Partial<Record<Deno.Signal, number>> = {
     SIGHUP: 1,
@@ -775,217 +646,4 @@ function signalNumber(signal: Deno.Signal): number {
     SIGTERM: 15,
   };
   return table[signal] ?? 0;
-}
-
-/** One adb transport: a TCP connection from the adb server, carrying many streams. */
-class Transport {
-  readonly #conn: Deno.Conn;
-  readonly #sim: Sim;
-  readonly #streams = new Map<number, Stream>();
-  #nextLocalId = 1;
-  #maxPayload = 4096;
-  #writing: Promise<void> = Promise.resolve();
-  #dropped = false;
-  online = false;
-
-  constructor(conn: Deno.Conn, sim: Sim) {
-    this.#conn = conn;
-    this.#sim = sim;
-  }
-
-  get maxPayload(): number {
-    return this.#maxPayload;
-  }
-
-  get dropped(): boolean {
-    return this.#dropped;
-  }
-
-  drop(): void {
-    if (this.#dropped) return;
-    this.#dropped = true;
-    this.online = false;
-    try {
-      this.#conn.close();
-    } catch { /* already closed */ }
-    for (const s of this.#streams.values()) s.abort();
-    this.#streams.clear();
-  }
-
-  send(msg: AdbMessage): Promise<void> {
-    const bytes = encodeMessage(msg);
-    const next = this.#writing.then(async () => {
-      if (this.#dropped) return;
-      let at = 0;
-      while (at < bytes.length) at += await this.#conn.write(bytes.subarray(at));
-    });
-    this.#writing = next.catch(() => this.drop());
-    return this.#writing;
-  }
-
-  forget(localId: number): void {
-    this.#streams.delete(localId);
-  }
-
-  async run(): Promise<void> {
-    const reader = new MessageReader();
-    const buf = new Uint8Array(64 * 1024);
-    try {
-      for (;;) {
-        const n = await this.#conn.read(buf);
-        if (n === null) break;
-        for (const msg of reader.push(buf.subarray(0, n))) await this.#handle(msg);
-      }
-    } catch {
-      // A reset, a bad header or our own drop(): the transport is gone either way.
-    } finally {
-      this.drop();
-      await this.#writing;
-    }
-  }
-
-  async #handle(msg: AdbMessage): Promise<void> {
-    switch (msg.command) {
-      case A_CNXN:
-        // The host's arg1 is the largest payload it accepts; we never send more than that.
-        this.#maxPayload = Math.max(256, Math.min(msg.arg1, DEVICE_MAX_PAYLOAD));
-        await this.send({
-          command: A_CNXN,
-          arg0: A_VERSION,
-          arg1: DEVICE_MAX_PAYLOAD,
-          data: this.#sim.banner(),
-        });
-        this.online = true;
-        return;
-      case A_OPEN: {
-        const name = new TextDecoder().decode(msg.data).replace(/\0.*$/s, "");
-        this.#sim.recordService(name);
-        const service = parseService(msg.data);
-        const remoteId = msg.arg0;
-        if (service.kind === "other" || (service.kind === "shell" && service.command === "")) {
-          // Not a service this phone offers (sync:, reboot:, interactive shells...): refuse.
-          await this.send({ command: A_CLSE, arg0: 0, arg1: remoteId, data: EMPTY });
-          return;
-        }
-        const localId = this.#nextLocalId++;
-        const v2 = service.kind === "shell" && service.v2;
-        const stream = new Stream(this, this.#sim, localId, remoteId, v2);
-        this.#streams.set(localId, stream);
-        stream.start(service.command);
-        return;
-      }
-      case A_OKAY:
-        this.#streams.get(msg.arg1)?.acked();
-        return;
-      case A_WRTE: {
-        // stdin (and shell_v2's close-stdin packet): acknowledged and ignored, stdin is closed.
-        const stream = this.#streams.get(msg.arg1);
-        if (stream) {
-          await this.send({ command: A_OKAY, arg0: msg.arg1, arg1: msg.arg0, data: EMPTY });
-        }
-        return;
-      }
-      case A_CLSE: {
-        const stream = this.#streams.get(msg.arg1);
-        if (stream) {
-          this.#streams.delete(msg.arg1);
-          stream.abort();
-        }
-        return;
-      }
-    }
-  }
-}
-
-/** One OPENed service on a transport: runs its command and sends the output with flow control. */
-class Stream {
-  readonly #t: Transport;
-  readonly #sim: Sim;
-  readonly #localId: number;
-  readonly #remoteId: number;
-  readonly #v2: boolean;
-  #ack: (() => void) | null = null;
-  #aborted = false;
-
-  constructor(t: Transport, sim: Sim, localId: number, remoteId: number, v2: boolean) {
-    this.#t = t;
-    this.#sim = sim;
-    this.#localId = localId;
-    this.#remoteId = remoteId;
-    this.#v2 = v2;
-  }
-
-  acked(): void {
-    const resolve = this.#ack;
-    this.#ack = null;
-    resolve?.();
-  }
-
-  abort(): void {
-    this.#aborted = true;
-    this.acked();
-  }
-
-  start(command: string): void {
-    // The transport's read loop must keep going while this runs (OKAYs arrive there).
-    this.#sim.track(this.#serve(command).catch(() => this.#t.drop()));
-  }
-
-  async #serve(command: string): Promise<void> {
-    const outcome = await this.#sim.execute(
-      command,
-      !this.#v2,
-      () =>
-        this.#t.send({ command: A_OKAY, arg0: this.#localId, arg1: this.#remoteId, data: EMPTY }),
-    );
-    if (this.#aborted || this.#t.dropped) return;
-    if (outcome.kind === "hang") return;
-    if (outcome.kind === "drop") {
-      this.#t.drop();
-      return;
-    }
-    const { result, truncate } = outcome;
-    let payload: Uint8Array;
-    if (truncate) {
-      const half = result.stdout.subarray(0, Math.floor(result.stdout.length / 2));
-      payload = this.#v2 ? shellPacket(SHELL_STDOUT, half) : half;
-      await this.#write(payload);
-      if (truncate.dropLink) this.#t.drop();
-      else await this.#close();
-      return;
-    }
-    if (this.#v2) {
-      const parts: Uint8Array[] = [];
-      if (result.stdout.length) parts.push(shellPacket(SHELL_STDOUT, result.stdout));
-      if (result.stderr.length) parts.push(shellPacket(SHELL_STDERR, result.stderr));
-      parts.push(shellPacket(SHELL_EXIT, new Uint8Array([result.code & 0xff])));
-      payload = concat(parts);
-    } else {
-      payload = result.stdout;
-    }
-    await this.#write(payload);
-    await this.#close();
-  }
-
-  /** WRTE in chunks the host accepts, waiting for its OKAY after each (adb's flow control). */
-  async #write(data: Uint8Array): Promise<void> {
-    const max = this.#t.maxPayload;
-    for (let at = 0; at < data.length; at += max) {
-      if (this.#aborted || this.#t.dropped) return;
-      const acked = new Promise<void>((resolve) => (this.#ack = resolve));
-      await this.#t.send({
-        command: A_WRTE,
-        arg0: this.#localId,
-        arg1: this.#remoteId,
-        data: data.subarray(at, at + max),
-      });
-      await acked;
-    }
-  }
-
-  async #close(): Promise<void> {
-    if (this.#aborted || this.#t.dropped) return;
-    this.#t.forget(this.#localId);
-    await this.#t.send({ command: A_CLSE, arg0: this.#localId, arg1: this.#remoteId, data: EMPTY });
-  }
 }

@@ -1,7 +1,10 @@
 // The adbd wire format the simulated phone speaks: 24-byte message headers, the CNXN banner,
 // OPEN service strings, and shell protocol v2 packets. Pure: bytes in, values out.
 
-// Command words are their four ASCII letters read as a little-endian u32 (AOSP adb/protocol.txt).
+// Command words are their four ASCII letters read as a little-endian u32, and every header word
+// is little-endian: docs/dev/protocol.md and the A_* values in adb.h, both at
+// https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/docs/dev/protocol.md
+// https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/adb.h#42
 function word(name: string): number {
   return (name.charCodeAt(0) | name.charCodeAt(1) << 8 | name.charCodeAt(2) << 16 |
     name.charCodeAt(3) << 24) >>> 0;
@@ -16,7 +19,10 @@ export const A_WRTE: number = word("WRTE");
 export const A_SYNC: number = word("SYNC");
 export const A_STLS: number = word("STLS");
 
-/** 0x01000001: the version from which peers may skip the payload checksum. We still send one. */
+/**
+ * 0x01000001: the version from which peers may skip the payload checksum (A_VERSION_SKIP_CHECKSUM,
+ * https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/adb.h#57). We still send one.
+ */
 export const A_VERSION = 0x01000001;
 /** What we advertise as our largest payload; the host's own limit (its CNXN arg1) also applies. */
 export const DEVICE_MAX_PAYLOAD = 256 * 1024;
@@ -60,8 +66,9 @@ export function encodeMessage(msg: AdbMessage): Uint8Array {
 
 /**
  * Splits a growing byte buffer into whole messages. A header whose magic does not match its
- * command is a protocol violation: real adbd drops the connection, so we throw and the caller
- * closes the socket.
+ * command is a protocol violation: real adbd's check_header refuses it and the transport is torn
+ * down (https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/transport.cpp#1692),
+ * so we throw and the caller closes the socket.
  */
 export class MessageReader {
   #buf: Uint8Array = new Uint8Array(0);
@@ -131,14 +138,15 @@ export function parseService(payload: Uint8Array): ServiceRequest {
     const command = colon < 0 ? "" : text.slice(colon + 1);
     const options = head.split(",").slice(1);
     const v2 = options.includes("v2");
-    // adbd's default: a pty only for an interactive shell, unless raw/pty says otherwise.
+    // adbd's default: a pty only for an interactive shell, unless raw/pty says otherwise
+    // (https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/services.cpp#103).
     const pty = options.includes("pty") || (!options.includes("raw") && command === "");
     return { kind: "shell", command, v2, pty, options };
   }
   return { kind: "other", name: text };
 }
 
-/** Shell protocol v2 packet ids (AOSP adb/shell_protocol.h). */
+/** Shell protocol v2 packet ids (https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/shell_protocol.h#44). */
 export const SHELL_STDIN = 0;
 export const SHELL_STDOUT = 1;
 export const SHELL_STDERR = 2;

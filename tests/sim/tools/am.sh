@@ -1,6 +1,7 @@
 #!/bin/sh
 # Fake Android `am`: resolves `am start` intents against the sim's apps, prints what the real
-# ActivityManager prints, and tells the sim which activity came to the front.
+# ActivityManager prints (the lines ANDROID.md lists under "am start"), and tells the sim which
+# activity came to the front.
 SIM_TOOL=am
 . "$SIM_BIN/sim_lib.sh"
 . "$SIM_BIN/sim_apps.sh"

@@ -1,5 +1,10 @@
 #!/bin/sh
 # Fake Android `input`: records argv; the sim applies taps, swipes, text and keys afterwards.
+# Modelled on Android 12+'s `cmd input` (InputShellCommand), whose exceptions the shell-command
+# base class prints as "Exception occurred while executing '<cmd>':" and a stack trace, with exit
+# status 255 (res stays -1):
+# https://github.com/aosp-mirror/platform_frameworks_base/blob/017cf35b7fa9d3a164cb6e2f067ca7effae9b370/services/core/java/com/android/server/input/InputShellCommand.java
+# https://android.googlesource.com/platform/frameworks/libs/modules-utils/+/e682916114ee32ead73dfd71545ce02340ed52d4/java/com/android/modules/utils/BasicShellCommandHandler.java
 SIM_TOOL=input
 . "$SIM_BIN/sim_lib.sh"
 
@@ -45,7 +50,8 @@ cmd=${1-}
 case $cmd in
   text)
     if [ $# -lt 1 ]; then echo "Error: Invalid arguments for command: text" >&2; usage; exit 1; fi
-    # The default key map has no key for non-ASCII characters: getEvents() returns null.
+    # The virtual key map has no key for non-ASCII characters: getEvents() returns null, and
+    # sendText's loop over it throws (ANDROID.md, "input").
     bad=$(printf '%s' "$1" | LC_ALL=C tr -d '\011\012\040-\176')
     if [ -n "$bad" ]; then
       echo "Exception occurred while executing 'text':" >&2

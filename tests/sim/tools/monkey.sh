@@ -1,6 +1,9 @@
 #!/bin/sh
 # Fake Android `monkey -p PKG -c android.intent.category.LAUNCHER 1`: launches the package's
-# launcher activity, the usual way to start an app by package name alone.
+# launcher activity, the usual way to start an app by package name alone. With no such activity,
+# Monkey.getMainApps prints "** No activities found to run, monkey aborted." on stdout and run()
+# returns -4, exit status 252:
+# https://github.com/aosp-mirror/platform_development/blob/0ee6ec4a7371daf1e36b876c33b1f5cfc64bba4d/cmds/monkey/src/com/android/commands/monkey/Monkey.java
 SIM_TOOL=monkey
 . "$SIM_BIN/sim_lib.sh"
 . "$SIM_BIN/sim_apps.sh"
@@ -15,8 +18,8 @@ while [ $# -gt 0 ]; do
   [ $# -gt 0 ] && shift
 done
 if [ -z "$pkg" ] || ! sim_activity "$pkg"; then
-  echo "** No activities found to run, monkey aborted." >&2
-  exit 251
+  echo "** No activities found to run, monkey aborted."
+  exit 252
 fi
 echo "Events injected: 1"
 echo "## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)"

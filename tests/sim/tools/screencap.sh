@@ -1,6 +1,8 @@
 #!/bin/sh
 # Fake Android `screencap`: -p prints the sim's current PNG, no flag prints the raw RGBA frame,
-# a FILE argument writes there (PNG when -p is given or the name ends in .png).
+# a FILE argument writes there (PNG when -p is given or the name ends in .png), as in
+# https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp
+# The fault file it reads is written by tests/sim/faults.ts.
 SIM_TOOL=screencap
 . "$SIM_BIN/sim_lib.sh"
 

@@ -57,7 +57,9 @@ sim_run_mapped() {
 }
 
 # Errors go to stderr and set the exit status on devices with shell_v2 (Android 7+); the old
-# `am` printed them on stdout and always exited 0.
+# `am` printed them on stdout and always exited 0. (ANDROID.md, "am start": real `am start`
+# prints its errors on stderr but exits 0 up to Android 14, 1 in Android 15's source; this sim's
+# modern phone reports Android 14 and exits 1.)
 sim_fail() {
   if [ "${SIM_MODERN-}" = 1 ]; then
     printf '%s\n' "$@" >&2

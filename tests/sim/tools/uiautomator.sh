@@ -1,7 +1,10 @@
 #!/bin/sh
 # Fake Android `uiautomator dump [--compressed] [FILE]`: copies the sim's current XML to FILE
 # (default /sdcard/window_dump.xml). On an injected idle-state error it prints the error,
-# exits 0 and leaves any earlier dump file in place, like the real one.
+# exits 0 and leaves any earlier dump file in place, like the real one (DumpCommand.run prints
+# the ERROR line and returns before writing; its success line spells "hierchary"):
+# https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java
+# The fault files it reads are written by tests/sim/faults.ts.
 SIM_TOOL=uiautomator
 . "$SIM_BIN/sim_lib.sh"
 

@@ -1,5 +1,8 @@
-// The Deno permission set as data: read from deno.json, turned into --allow-* flags, narrowed
-// for audited builds, checked against the production rules, and explained line by line.
+// Build tooling: the Deno permission set as data, read from deno.json, turned into --allow-*
+// flags, narrowed for audited builds, checked against the production rules, explained line by line.
+// Only `deno task compile` and the tests use it; the running server never does.
+
+import { envVarDoc } from "../lib/env_vars.ts";
 
 /** One Deno permission set, as written under deno.json "permissions". */
 export interface PermissionSet {
@@ -27,24 +30,6 @@ const LIST_KINDS: readonly ListKind[] = [
   "ffi",
   "import",
 ];
-
-/**
- * Why phone-eye reads each variable. checkProductionSet refuses an env grant missing from this
- * table, so a new variable cannot reach the binaries without its reason reaching --doctor and
- * the README.
- */
-export const ENV_REASONS: Readonly<Record<string, string>> = Object.freeze({
-  ANDROID_SERIAL: "picks the one phone this process drives (same as --serial)",
-  PHONE_EYE_VISION_API_KEY:
-    "key for the direct vision route; sent only as an Authorization: Bearer header",
-  PHONE_EYE_VISION_BASE_URL: "OpenAI-compatible base URL of the direct vision route",
-  PHONE_EYE_VISION_MODEL: "model name for the direct vision route",
-  PHONE_EYE_VISION_URL: "MCP vision server (streamable HTTP) for the MCP route",
-  PHONE_EYE_VISION_TOOL: "tool to call on the MCP vision server",
-  PHONE_EYE_SHOTS: "folder to keep screenshots in; unset means they never touch disk",
-  PHONE_EYE_ADB_TIMEOUT_MS: "timeout for each adb call",
-  PHONE_EYE_VISION_TIMEOUT_MS: "timeout for each vision call",
-});
 
 /**
  * Reads the permission set `name` from a parsed deno.json, checking its shape.
@@ -210,9 +195,9 @@ export function checkProductionSet(set: PermissionSet): string[] {
     }
   }
   for (const name of list(set.env)) {
-    if (ENV_REASONS[name] === undefined) {
+    if (envVarDoc(name) === undefined) {
       problems.push(
-        `env: grants ${name}, which no documented setting uses; drop it, or add it and its reason to ENV_REASONS in lib/permissions.ts`,
+        `env: grants ${name}, which no documented setting uses; drop it, or add its row (meaning, default, reason) to ENV_TABLE in lib/env_vars.ts`,
       );
     }
   }
@@ -251,7 +236,7 @@ export function describePermissions(set: PermissionSet): string[] {
     lines.push("env (all variables): not a production grant; phone-eye reads only its own");
   }
   for (const name of list(set.env)) {
-    lines.push(`env ${name}: ${ENV_REASONS[name] ?? "not read by phone-eye"}`);
+    lines.push(`env ${name}: ${envVarDoc(name)?.grant ?? "not read by phone-eye"}`);
   }
   if (set.net === true) {
     lines.push("net (any host): not a production grant; phone-eye talks only to its vision host");
