@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
+import { bundleFileName, MCPB_VALIDATE, SERVER_JSON_VALIDATE } from "../scripts/bundle.ts";
 import { planCompile, shellLine } from "../scripts/compile.ts";
 import { EXPECTED_TOOLS, toolListProblems } from "../scripts/smoke.ts";
 
@@ -318,16 +319,108 @@ Deno.test("the release compiles the five targets through deno task compile on na
   }
 });
 
-Deno.test("the release checksums, attests and publishes exactly the five binaries", async () => {
+/** What a step uploads: the artifact's name and path. */
+function uploads(job: YamlMap, id: string): [Yaml | undefined, Yaml | undefined][] {
+  return steps(job, id)
+    .filter((step) => String(step["uses"]).startsWith("actions/upload-artifact@"))
+    .map((step) => {
+      const upload = map(step["with"], `${id} upload`);
+      return [upload["name"], upload["path"]];
+    });
+}
+
+Deno.test("the release packs each binary as an MCP bundle, validates it with the pinned MCPB CLI and smokes what it unpacks to", async () => {
+  const { doc } = await readWorkflow(WORKFLOWS.release);
+  const build = map(map(doc["jobs"], "jobs")["build"], "build");
+  const buildSteps = steps(build, "build");
+  const pack = buildSteps.find((step) => String(step["run"]).startsWith("deno task bundle mcpb"));
+  assert.equal(
+    pack?.["run"],
+    'deno task bundle mcpb --binary "dist/$ASSET" --target "$TARGET" --release-url "$RELEASE_URL"',
+  );
+  assert.deepEqual(pack?.["env"], {
+    TARGET: "${{ matrix.target }}",
+    ASSET: "${{ matrix.asset }}",
+    RELEASE_URL:
+      "https://github.com/${{ github.repository }}/releases/download/${{ github.ref_name }}",
+  });
+  // bundleFileName is what deno task bundle writes by default; the workflow spells it out.
+  assert.equal(bundleFileName("${{ matrix.target }}"), "phone-eye-${{ matrix.target }}.mcpb");
+  assert.deepEqual(uploads(build, "build"), [
+    ["${{ matrix.asset }}", "dist/${{ matrix.asset }}"],
+    ["phone-eye-${{ matrix.target }}.mcpb", "dist/phone-eye-${{ matrix.target }}.mcpb"],
+  ]);
+  const check = buildSteps.find((step) => String(step["run"]).includes(MCPB_VALIDATE));
+  const lines = String(check?.["run"]).trim().split("\n");
+  const cli = MCPB_VALIDATE.replace(/ validate$/, "");
+  assert.deepEqual(lines, [
+    `${cli} unpack "dist/phone-eye-$TARGET.mcpb" "$RUNNER_TEMP/bundle"`,
+    `${MCPB_VALIDATE} "$RUNNER_TEMP/bundle/manifest.json"`,
+    `entry="$(node -p 'require(process.argv[1]).server.entry_point' "$RUNNER_TEMP/bundle/manifest.json")"`,
+    'deno task smoke --binary "$RUNNER_TEMP/bundle/$entry"',
+  ]);
+  // Bundled, then uploaded, then checked: the third-party CLI never runs before an upload.
+  const order = (step: YamlMap | undefined) => buildSteps.indexOf(step ?? {});
+  const lastUpload = Math.max(
+    ...buildSteps.flatMap((step, n) =>
+      String(step["uses"]).startsWith("actions/upload-artifact@") ? [n] : []
+    ),
+  );
+  assert.ok(order(pack) < lastUpload && lastUpload < order(check));
+});
+
+Deno.test("the release writes server.json from the five bundles and checks it against the vendored registry schema", async () => {
+  const { doc } = await readWorkflow(WORKFLOWS.release);
+  const registry = map(map(doc["jobs"], "jobs")["registry"], "registry");
+  assert.equal(registry["needs"], "build");
+  assert.equal(registry["permissions"], undefined, "the registry job keeps the read-only token");
+  const download = steps(registry, "registry").find((step) =>
+    String(step["uses"]).startsWith("actions/download-artifact@")
+  );
+  assert.deepEqual(download?.["with"], {
+    path: "dist",
+    pattern: "phone-eye-*.mcpb",
+    "merge-multiple": "true",
+  });
+  const scripts = runs(registry, "registry").map((run) => run.trim());
+  assert.deepEqual(scripts, [
+    'deno task bundle server-json --release-url "$RELEASE_URL" dist/phone-eye-*.mcpb\n' +
+    `test "$(jq '.packages | length' dist/server.json)" -eq 5`,
+    `${SERVER_JSON_VALIDATE} dist/server.json`,
+  ]);
+  assert.deepEqual(uploads(registry, "registry"), [["server.json", "dist/server.json"]]);
+});
+
+Deno.test("npx runs only in jobs whose token can neither write nor mint OIDC tokens", async () => {
+  let seen = 0;
+  for (const path of Object.values(WORKFLOWS)) {
+    const { doc } = await readWorkflow(path);
+    for (const [id, job] of jobs(doc)) {
+      if (!runs(job, id).some((run) => /\bnpx\b/.test(run))) continue;
+      seen++;
+      assert.equal(job["permissions"], undefined, `${path} ${id} runs npx with its own grants`);
+    }
+  }
+  assert.equal(seen, 2, "the build and registry jobs run the validators");
+});
+
+Deno.test("the release checksums, attests and publishes the five binaries, the five bundles and server.json", async () => {
   const { doc } = await readWorkflow(WORKFLOWS.release);
   const all = map(doc["jobs"], "jobs");
   const attest = map(all["attest"], "attest");
   const publish = map(all["publish"], "publish");
-  assert.equal(attest["needs"], "build");
+  assert.deepEqual(attest["needs"], ["build", "registry"]);
   assert.equal(publish["needs"], "attest");
   const attestSteps = steps(attest, "attest");
-  assert.match(runs(attest, "attest").join("\n"), /sha256sum phone-eye-\* > SHA256SUMS\.txt/);
-  assert.match(runs(attest, "attest").join("\n"), /-eq 5/);
+  const download = attestSteps.find((step) =>
+    String(step["uses"]).startsWith("actions/download-artifact@")
+  );
+  assert.deepEqual(download?.["with"], { path: "dist", "merge-multiple": "true" });
+  assert.match(
+    runs(attest, "attest").join("\n"),
+    /sha256sum phone-eye-\* server\.json > SHA256SUMS\.txt/,
+  );
+  assert.match(runs(attest, "attest").join("\n"), /-eq 11/);
   const provenance = attestSteps.find((step) =>
     String(step["uses"]).startsWith("actions/attest-build-provenance@")
   );
@@ -345,7 +438,7 @@ Deno.test("CI checks everything on Linux with adb installed and smokes main.ts o
   const check = map(all["check"], "check");
   assert.match(String(check["runs-on"]), /^ubuntu-/);
   const checkRuns = runs(check, "check").map((run) => run.trim());
-  assert.ok(checkRuns.some((run) => run.includes("sudo apt-get install -y adb")));
+  assert.ok(checkRuns.some((run) => run.includes("sudo apt-get install -y adb unzip")));
   for (const command of ["deno fmt --check", "deno lint", "deno check", "deno task test"]) {
     assert.ok(checkRuns.includes(command), `${command} missing from the check job`);
   }
