@@ -11,8 +11,9 @@ import {
   DEFAULT_MODEL,
   DEFAULT_VISION_TIMEOUT_MS,
   DEFAULT_VISION_TOOL,
-} from "../lib/config.ts";
-import { compilePermissionSetName, ENV_REASONS, readPermissionSet } from "../lib/permissions.ts";
+  envVarDoc,
+} from "../lib/env_vars.ts";
+import { compilePermissionSetName, readPermissionSet } from "./permissions.ts";
 import { TOOLS } from "../lib/tools/index.ts";
 import { writeZip } from "./zip.ts";
 
@@ -130,8 +131,7 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
 /**
  * The variables a release binary reads and a user may set, in deno.json order. The names are
  * the env grant of the permission set the binaries bake (deno.json "compile.permissions"), the
- * descriptions lib/permissions.ts ENV_REASONS: swap both for the single env-variable table once
- * there is one. Throws when a granted name has no presentation or a presentation no grant.
+ * descriptions the sandbox reasons in lib/env_vars.ts's table. Throws when a granted name has no presentation or a presentation no grant.
  */
 export function releaseEnvVars(config: unknown = denoJson): ReleaseEnvVar[] {
   const granted = readPermissionSet(config, compilePermissionSetName(config)).env;
@@ -142,7 +142,7 @@ export function releaseEnvVars(config: unknown = denoJson): ReleaseEnvVar[] {
   if (stale.length > 0) throw new Error(`presented but not granted: ${stale.join(", ")}`);
   return granted.flatMap((name): ReleaseEnvVar[] => {
     const shown = PRESENTATION[name];
-    const reason = ENV_REASONS[name];
+    const reason = envVarDoc(name)?.grant;
     if (shown === undefined || reason === undefined) {
       throw new Error(`${name} is granted but has no description or presentation for bundles`);
     }
