@@ -131,7 +131,8 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
 /**
  * The variables a release binary reads and a user may set, in deno.json order. The names are
  * the env grant of the permission set the binaries bake (deno.json "compile.permissions"), the
- * descriptions the sandbox reasons in lib/env_vars.ts's table. Throws when a granted name has no presentation or a presentation no grant.
+ * descriptions the grant reasons of lib/env_vars.ts's table. Throws when a granted name has no
+ * presentation or a presentation no grant.
  */
 export function releaseEnvVars(config: unknown = denoJson): ReleaseEnvVar[] {
   const granted = readPermissionSet(config, compilePermissionSetName(config)).env;
