@@ -2,7 +2,7 @@
 // swapped for 127.0.0.1), driven by the SDK's real Client over stdio: tier-3 tests.
 
 import { Client } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { DenoStdioClientTransport } from "./deno_stdio_transport.ts";
 import {
   permissionFlags,
   type PermissionSet,
@@ -26,10 +26,11 @@ export async function testPermissionFlags(shotsDir?: string): Promise<string[]> 
   return permissionFlags(set);
 }
 
-export interface PhoneEyeProcess {
+export interface PhoneEyeProcess extends AsyncDisposable {
   client: Client;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Closes the client, ends the server's stdin and waits for it to exit. Safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -62,7 +63,7 @@ export async function denoDir(): Promise<string> {
 
 export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeProcess> {
   const flags = options.flags ?? await testPermissionFlags(options.shotsDir);
-  const transport = new StdioClientTransport({
+  const transport = new DenoStdioClientTransport({
     command: Deno.execPath(),
     args: ["run", "--no-prompt", ...flags, `${ROOT}main.ts`, ...(options.args ?? [])],
     env: {
@@ -72,22 +73,25 @@ export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeP
       ...options.env,
     },
     cwd: ROOT,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => {
-    stderr += new TextDecoder().decode(chunk);
   });
   const client = new Client({ name: "phone-eye-test", version: "0" });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await transport.close();
+    throw new Error(`phone-eye did not start: ${transport.stderrText().trim()}`, { cause: error });
+  }
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    closing ??= (async () => {
+      await client.close();
+      // The client skips its transport when the server already exited; the pipes still need it.
+      await transport.close();
+    })();
   return {
     client,
-    stderr: () => stderr,
-    async close() {
-      await client.close();
-      // The SDK's transport races the child's exit against a 2 s timer it never clears; waiting
-      // it out keeps the ops sanitizer on for these tests instead of switching it off.
-      await new Promise((resolve) => setTimeout(resolve, 2_050));
-    },
+    stderr: () => transport.stderrText(),
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
