@@ -518,14 +518,27 @@ export function base64Length(n: number): number {
 }
 
 /**
- * Image-to-device factor for fitting `maxEdge`. With `snap`, rounded up to a quarter step so the
- * agent multiplies by 2 or 2.5 rather than 1.875 (fewer arithmetic slips when it taps from the
- * image). Common phones land on the step anyway (2400→1200 ×2, 3200→1280 ×2.5, 1600→1280
- * ×1.25); the worst case, a long edge just over `maxEdge`, gives up a fifth of the edge.
+ * The image size for a `width`×`height` screen fitted to `maxEdge`, and its image-to-device
+ * factor. With `snap`, the factor is rounded up to a quarter step so the agent multiplies by 2 or
+ * 2.5 rather than 1.875 (fewer arithmetic slips when it taps from the image). Common phones land
+ * on the step anyway (2400→1200 ×2, 3200→1280 ×2.5, 1600→1280 ×1.25); the worst case, a long
+ * edge just over `maxEdge`, gives up a fifth of the edge. Never enlarges.
+ *
+ * Exported for tests only (tests/image_test.ts checks the scale table without encoding screens).
  */
-function fitScale(width: number, height: number, maxEdge: number, snap: boolean): number {
+export function fitToEdge(
+  width: number,
+  height: number,
+  maxEdge: number,
+  snap: boolean,
+): { width: number; height: number; scale: number } {
   const exact = Math.max(1, Math.max(width, height) / maxEdge);
-  return snap ? Math.ceil(exact * 4 - 1e-9) / 4 : exact;
+  const scale = snap ? Math.ceil(exact * 4 - 1e-9) / 4 : exact;
+  return {
+    width: Math.max(1, Math.round(width / scale)),
+    height: Math.max(1, Math.round(height / scale)),
+    scale,
+  };
 }
 
 /**
@@ -566,9 +579,7 @@ function prepare(
   // A round shrinks the edge by at least 15%, from at most 2000 px down to MIN_EDGE: the loop
   // ends within 12 rounds; 24 is only a backstop.
   for (let round = 0; round < 24; round++) {
-    const scale = fitScale(img.width, img.height, edge, snap);
-    const width = Math.max(1, Math.round(img.width / scale));
-    const height = Math.max(1, Math.round(img.height / scale));
+    const { width, height, scale } = fitToEdge(img.width, img.height, edge, snap);
     const resized = downscale(img, width, height);
     const result = (bytes: Uint8Array, mimeType: AgentImage["mimeType"]): AgentImage => ({
       bytes,

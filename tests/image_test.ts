@@ -4,6 +4,8 @@ import { encode as fastPngEncode } from "fast-png";
 import { decode as jpegDecode } from "jpeg-js";
 import {
   ABSOLUTE_MAX_EDGE,
+  AGENT_MAX_EDGE,
+  type AgentImage,
   base64Length,
   blankFrameKind,
   decodePng,
@@ -12,6 +14,7 @@ import {
   downscale,
   encodeJpeg,
   encodePng,
+  fitToEdge,
   ImageError,
   type ImageErrorCode,
   isCompletePng,
@@ -370,7 +373,10 @@ pure("downscale refuses to enlarge", () => {
 
 // --- prepareForAgent / prepareForVision ------------------------------------------------------
 
-function assertScaleMaps(name: string, a: ReturnType<typeof prepareForAgent>): void {
+function assertScaleMaps(
+  name: string,
+  a: Pick<AgentImage, "width" | "height" | "scale" | "sourceWidth" | "sourceHeight">,
+): void {
   // Mapping the image's far edge back must land within one image pixel of the device's edge.
   assert.ok(Math.abs(a.width * a.scale - a.sourceWidth) <= a.scale / 2 + 1e-9, `${name} width`);
   assert.ok(Math.abs(a.height * a.scale - a.sourceHeight) <= a.scale / 2 + 1e-9, `${name} height`);
@@ -387,11 +393,14 @@ pure("prepareForAgent gives a round device-pixel factor for common phone sizes",
     [1000, 1999, 571, 1142, 1.75],
   ];
   for (const [w, h, ew, eh, scale] of cases) {
-    const a = prepareForAgent(syntheticScreen(w, h, { photo: false }));
+    const a = { ...fitToEdge(w, h, AGENT_MAX_EDGE, true), sourceWidth: w, sourceHeight: h };
     assert.deepEqual([a.width, a.height, a.scale], [ew, eh, scale], `${w}×${h}`);
     assert.equal(Math.max(a.width, a.height) <= 1280, true);
     assertScaleMaps(`${w}×${h}`, a);
   }
+  // The table is the pipeline's: one screen encoded end to end lands on its row.
+  const encoded = prepareForAgent(syntheticScreen(720, 1600, { photo: false }));
+  assert.deepEqual([encoded.width, encoded.height, encoded.scale], [576, 1280, 1.25]);
 });
 
 pure("prepareForVision keeps the exact factor at a 1568 px long edge", () => {
