@@ -3,12 +3,12 @@
 
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
-import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
 import { textOf } from "./helpers/in_process.ts";
-import { type PhoneEyeProcess, startPhoneEye } from "./helpers/phone_eye.ts";
+import { closing, type Rig, type RigOptions, startRig, tempDir } from "./helpers/rig.ts";
+import { waitFor } from "./helpers/wait_for.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
-import { type SimPhone, startSimPhone } from "./sim/sim_phone.ts";
+import type { SimPhone } from "./sim/sim_phone.ts";
 import {
   AGENT_MAX_EDGE,
   decodePng,
@@ -19,70 +19,28 @@ import {
   VISION_MAX_EDGE,
 } from "../lib/image.ts";
 
-interface ToolResult {
-  content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-interface Rig {
-  sim: SimPhone;
-  adb: AdbHarness;
-  eye: PhoneEyeProcess;
-  /** The process's TMPDIR: a fresh folder, watched for anything phone-eye writes there. */
-  tmp: string;
-  /** Every tool result of this rig as JSON, for the "no key anywhere" sweep. */
-  outputs: string[];
-  call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
-  /** Paths created or changed under `tmp` so far. */
-  written(): string[];
-  close(): Promise<void>;
-}
-
-/** A simulated phone, an isolated adb server connected to it, and phone-eye driving it. */
-async function rig(options: { env?: Record<string, string>; shotsDir?: string } = {}) {
-  const sim = await startSimPhone();
-  const adb = await startAdbHarness();
-  await adb.connect(sim.serial);
-  const tmp = await Deno.makeTempDir({ prefix: "phone_eye_eyes_tmp_" });
-  const watcher = Deno.watchFs(tmp);
+/** A fresh folder for phone-eye's TMPDIR, watched for anything written there; removed on dispose. */
+async function watchedTmp(): Promise<{ path: string; written(): string[] } & AsyncDisposable> {
+  const dir = await tempDir("phone_eye_eyes_tmp_");
+  const watcher = Deno.watchFs(dir.path);
   const events: string[] = [];
   const watching = (async () => {
     for await (const event of watcher) events.push(...event.paths);
   })();
-  const eye = await startPhoneEye({
-    env: {
-      ...adb.env,
-      TMPDIR: tmp,
-      ANDROID_SERIAL: sim.serial,
-      ...options.env,
-      ...(options.shotsDir ? { PHONE_EYE_SHOTS: options.shotsDir } : {}),
-    },
-    ...(options.shotsDir ? { shotsDir: options.shotsDir } : {}),
-  });
-  const outputs: string[] = [];
-  const r: Rig = {
-    sim,
-    adb,
-    eye,
-    tmp,
-    outputs,
-    async call(name, args = {}) {
-      const result = await eye.client.callTool({ name, arguments: args });
-      outputs.push(JSON.stringify(result));
-      return result as ToolResult;
-    },
+  return {
+    path: dir.path,
     written: () => [...events],
-    async close() {
-      await eye.close();
+    async [Symbol.asyncDispose]() {
       watcher.close();
       await watching;
-      await adb.close();
-      await sim.close();
-      await Deno.remove(tmp, { recursive: true });
+      await dir[Symbol.asyncDispose]();
     },
   };
-  return r;
+}
+
+/** The rig with phone-eye's TMPDIR in `tmp` (declared first, so it outlives the rig). */
+function rig(tmp: { path: string }, options: RigOptions = {}): Promise<Rig> {
+  return startRig({ ...options, env: { TMPDIR: tmp.path, ...options.env } });
 }
 
 function imageDecode(bytes: Uint8Array, mimeType: string | undefined): RgbaImage {
@@ -135,351 +93,337 @@ const UI_LINE = /^.+ @ \[\d+,\d+\]\[\d+,\d+\]$/;
 Deno.test("phone_shot and phone_look over the direct route: sized image, fused answer, quirks, no key anywhere", async (t) => {
   const key = `sk-test-SECRET-${crypto.randomUUID()}`;
   const model = "vision-test-1";
-  const server = startOpenAiServer({ apiKey: key, model });
-  const r = await rig({
+  await using server = closing(startOpenAiServer({ apiKey: key, model }));
+  await using tmp = await watchedTmp();
+  await using r = await rig(tmp, {
     env: {
       PHONE_EYE_VISION_API_KEY: key,
       PHONE_EYE_VISION_BASE_URL: server.url,
       PHONE_EYE_VISION_MODEL: model,
     },
   });
-  try {
-    await t.step("phone_shot returns an image within budget plus its scale", async () => {
+  await t.step("phone_shot returns an image within budget plus its scale", async () => {
+    const shot = await r.call("phone_shot");
+    assert.equal(shot.isError, undefined, textOf(shot));
+    const [image, note] = shot.content;
+    assert.equal(image?.type, "image");
+    assert.ok(image.data && image.data.length <= DEFAULT_MAX_BASE64_BYTES, "over ~1 MB");
+    const got = imageDecode(Uint8Array.fromBase64(image.data), image.mimeType);
+    assert.deepEqual([got.width, got.height], [540, 1200]);
+    assert.ok(Math.max(got.width, got.height) <= AGENT_MAX_EDGE);
+    // The same screen, scaled by the same pipeline from what adb delivers directly.
+    const expected = prepareForAgent((await screenNow(r)).image);
+    assert.ok(meanDiff(got, imageDecode(expected.bytes, expected.mimeType)) < 2);
+
+    assert.equal(note?.type, "text");
+    assert.match(note.text ?? "", /540×1200 of a 1080×2400 screen: multiply image x,y by 2\b/);
+    assert.doesNotMatch(note.text ?? "", /Saved/);
+    assert.deepEqual(shot.structuredContent, {
+      screen: { width: 1080, height: 2400 },
+      image: { width: 540, height: 1200, mimeType: image.mimeType },
+      scale: 2,
+    });
+  });
+
+  // Screenshot quirks first, while the phone has only ever run one command at a time: the sim
+  // matches a command to its tool calls through a log that two concurrent commands (phone_look's
+  // channels) can make it misread, and truncatePng depends on that match.
+  await t.step("an empty PNG is recovered through raw screencap, and says so", async () => {
+    for (const headerOnly of [false, true]) {
+      r.sim.faults.emptyPng(true, { headerOnly });
       const shot = await r.call("phone_shot");
-      assert.equal(shot.isError, undefined, textOf(shot));
-      const [image, note] = shot.content;
-      assert.equal(image?.type, "image");
-      assert.ok(image.data && image.data.length <= DEFAULT_MAX_BASE64_BYTES, "over ~1 MB");
-      const got = imageDecode(Uint8Array.fromBase64(image.data), image.mimeType);
-      assert.deepEqual([got.width, got.height], [540, 1200]);
-      assert.ok(Math.max(got.width, got.height) <= AGENT_MAX_EDGE);
-      // The same screen, scaled by the same pipeline from what adb delivers directly.
-      const expected = prepareForAgent((await screenNow(r)).image);
-      assert.ok(meanDiff(got, imageDecode(expected.bytes, expected.mimeType)) < 2);
-
-      assert.equal(note?.type, "text");
-      assert.match(note.text ?? "", /540×1200 of a 1080×2400 screen: multiply image x,y by 2\b/);
-      assert.doesNotMatch(note.text ?? "", /Saved/);
-      assert.deepEqual(shot.structuredContent, {
-        screen: { width: 1080, height: 2400 },
-        image: { width: 540, height: 1200, mimeType: image.mimeType },
-        scale: 2,
-      });
-    });
-
-    // Screenshot quirks first, while the phone has only ever run one command at a time: the sim
-    // matches a command to its tool calls through a log that two concurrent commands (phone_look's
-    // channels) can make it misread, and truncatePng depends on that match.
-    await t.step("an empty PNG is recovered through raw screencap, and says so", async () => {
-      for (const headerOnly of [false, true]) {
-        r.sim.faults.emptyPng(true, { headerOnly });
-        const shot = await r.call("phone_shot");
-        r.sim.faults.clear();
-        assert.equal(shot.isError, undefined, textOf(shot));
-        assert.equal(shot.content[0]?.type, "image");
-        assert.match(
-          textOf(shot),
-          /"screencap -p" returned an (empty|unreadable) PNG .*raw frame was captured/,
-        );
-      }
-      assert.deepEqual(
-        r.sim.commands().slice(-2),
-        ["screencap -p", "screencap"],
-        "the raw fallback is one more round trip",
-      );
-    });
-
-    await t.step("a PNG cut short by a dropped link is replayed after one reconnect", async () => {
-      const before = r.sim.commands().filter((c) => c === "screencap -p").length;
-      // The replay waits 300 ms on the phone, so the fault is off long before it is answered.
-      r.sim.faults.latency(300, "screencap");
-      r.sim.faults.truncatePng(true);
-      const pending = r.call("phone_shot");
-      const deadline = Date.now() + 10_000;
-      while (r.sim.transports() > 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-      r.sim.faults.truncatePng(false);
-      const shot = await pending;
       r.sim.faults.clear();
       assert.equal(shot.isError, undefined, textOf(shot));
       assert.equal(shot.content[0]?.type, "image");
-      assert.equal(r.sim.commands().filter((c) => c === "screencap -p").length, before + 2);
-      assert.equal(r.sim.transports(), 1);
-    });
+      assert.match(
+        textOf(shot),
+        /"screencap -p" returned an (empty|unreadable) PNG .*raw frame was captured/,
+      );
+    }
+    assert.deepEqual(
+      r.sim.commands().slice(-2),
+      ["screencap -p", "screencap"],
+      "the raw fallback is one more round trip",
+    );
+  });
 
-    await t.step("a PNG cut short every time is a clear error, not a broken picture", async () => {
-      r.sim.faults.truncatePng(true);
-      const shot = await r.call("phone_shot");
-      r.sim.faults.clear();
-      assert.equal(shot.isError, true);
-      assert.match(textOf(shot), /^Cannot take a screenshot: .*cut short/);
-      // The link is back: the next shot works.
-      assert.equal((await r.call("phone_shot")).isError, undefined);
-    });
+  await t.step("a PNG cut short by a dropped link is replayed after one reconnect", async () => {
+    const before = r.sim.commands().filter((c) => c === "screencap -p").length;
+    // The replay waits 300 ms on the phone, so the fault is off long before it is answered.
+    r.sim.faults.latency(300, "screencap");
+    r.sim.faults.truncatePng(true);
+    const pending = r.call("phone_shot");
+    await waitFor(() => r.sim.transports() === 0, "the cut PNG to drop the link");
+    r.sim.faults.truncatePng(false);
+    const shot = await pending;
+    r.sim.faults.clear();
+    assert.equal(shot.isError, undefined, textOf(shot));
+    assert.equal(shot.content[0]?.type, "image");
+    assert.equal(r.sim.commands().filter((c) => c === "screencap -p").length, before + 2);
+    assert.equal(r.sim.transports(), 1);
+  });
 
-    let notes: { bounds: number[]; center: { x: number; y: number } } | undefined;
-    await t.step("phone_look sends the keyed request the provider expects", async () => {
-      const look = await r.call("phone_look");
-      assert.equal(look.isError, undefined, textOf(look));
-      const req = server.requests.at(-1);
-      assert.ok(req?.image, JSON.stringify(req?.body).slice(0, 300));
-      assert.equal(req.headers.authorization, `Bearer ${key}`);
-      assert.equal(req.model, model);
-      assert.match(req.prompt ?? "", /screen is 1080×2400 device pixels/);
-      assert.equal(Math.max(req.image.width, req.image.height), VISION_MAX_EDGE);
-      const body = req.body as {
-        messages: Array<{ content: Array<{ image_url?: { url: string } }> }>;
+  await t.step("a PNG cut short every time is a clear error, not a broken picture", async () => {
+    r.sim.faults.truncatePng(true);
+    const shot = await r.call("phone_shot");
+    r.sim.faults.clear();
+    assert.equal(shot.isError, true);
+    assert.match(textOf(shot), /^Cannot take a screenshot: .*cut short/);
+    // The link is back: the next shot works.
+    assert.equal((await r.call("phone_shot")).isError, undefined);
+  });
+
+  let notes: { bounds: number[]; center: { x: number; y: number } } | undefined;
+  await t.step("phone_look sends the keyed request the provider expects", async () => {
+    const look = await r.call("phone_look");
+    assert.equal(look.isError, undefined, textOf(look));
+    const req = server.requests.at(-1);
+    assert.ok(req?.image, JSON.stringify(req?.body).slice(0, 300));
+    assert.equal(req.headers.authorization, `Bearer ${key}`);
+    assert.equal(req.model, model);
+    assert.match(req.prompt ?? "", /screen is 1080×2400 device pixels/);
+    assert.equal(Math.max(req.image.width, req.image.height), VISION_MAX_EDGE);
+    const body = req.body as {
+      messages: Array<{ content: Array<{ image_url?: { url: string } }> }>;
+    };
+    const url = body.messages[0]?.content.find((p) => p.image_url)?.image_url?.url ?? "";
+    const [, mime, b64] = /^data:(image\/\w+);base64,(.*)$/.exec(url) ?? [];
+    const sent = imageDecode(Uint8Array.fromBase64(b64 ?? ""), mime);
+    const expected = prepareForVision((await screenNow(r)).image);
+    assert.ok(meanDiff(sent, imageDecode(expected.bytes, expected.mimeType)) < 2);
+
+    const elements = look.structuredContent?.elements as Array<typeof notes & { label: string }>;
+    notes = elements.find((e) => e.label === "Notes");
+    assert.ok(notes, JSON.stringify(elements));
+  });
+
+  await t.step(
+    "phone_look fuses the answer with the tree and snaps its point to Notes",
+    async () => {
+      assert.ok(notes);
+      const [x1, y1, x2, y2] = notes.bounds as [number, number, number, number];
+      const said = { x: notes.center.x + 9, y: notes.center.y - 7 };
+      const answer = `The home screen. The Notes icon is at (${said.x}, ${said.y}).`;
+      server.set({ answer });
+      const look = await r.call("phone_look", { question: "Where is Notes?" });
+      assert.equal(look.isError, undefined);
+      const text = textOf(look);
+      assert.equal(section(text, "vision"), answer);
+      assert.match(server.requests.at(-1)?.prompt ?? "", /Where is Notes\?$/);
+      const tree = section(text, "ui-tree").split("\n");
+      assert.ok(tree.length >= 4 && tree.length <= 40, text);
+      assert.ok(tree.every((line) => UI_LINE.test(line)), text);
+      assert.ok(tree.includes(`Notes @ [${x1},${y1}][${x2},${y2}]`), text);
+      assert.equal(
+        section(text, "points"),
+        `(${said.x},${said.y}) → "Notes" @ [${x1},${y1}][${x2},${y2}] tap (${notes.center.x},${notes.center.y})`,
+      );
+      const data = look.structuredContent as {
+        screen: unknown;
+        vision: { ok: boolean; route: string; answer: string };
+        elements: Array<{ label: string; bounds: number[]; center: unknown; clickable: boolean }>;
+        points: Array<{ x: number; y: number; inside: boolean; element: { label: string } }>;
       };
-      const url = body.messages[0]?.content.find((p) => p.image_url)?.image_url?.url ?? "";
-      const [, mime, b64] = /^data:(image\/\w+);base64,(.*)$/.exec(url) ?? [];
-      const sent = imageDecode(Uint8Array.fromBase64(b64 ?? ""), mime);
-      const expected = prepareForVision((await screenNow(r)).image);
-      assert.ok(meanDiff(sent, imageDecode(expected.bytes, expected.mimeType)) < 2);
+      assert.deepEqual(data.screen, { width: 1080, height: 2400 });
+      assert.deepEqual(data.vision, { ok: true, route: "direct", answer });
+      assert.deepEqual(data.elements.find((e) => e.label === "Notes"), {
+        label: "Notes",
+        bounds: [x1, y1, x2, y2],
+        center: notes.center,
+        clickable: true,
+      });
+      assert.equal(data.elements.length, tree.length);
+      assert.equal(data.points.length, 1);
+      assert.deepEqual(
+        { ...data.points[0], text: undefined },
+        {
+          x: said.x,
+          y: said.y,
+          text: undefined,
+          element: data.elements.find((e) => e.label === "Notes"),
+          inside: true,
+          distance: 0,
+        },
+      );
+      server.set({ answer: undefined });
+    },
+  );
 
-      const elements = look.structuredContent?.elements as Array<typeof notes & { label: string }>;
-      notes = elements.find((e) => e.label === "Notes");
-      assert.ok(notes, JSON.stringify(elements));
-    });
+  await t.step("a black frame is explained, and phone_look still returns the tree", async () => {
+    r.sim.faults.blackScreen(true);
+    const shot = await r.call("phone_shot");
+    const look = await r.call("phone_look");
+    r.sim.faults.clear();
+    assert.equal(shot.isError, true);
+    assert.equal(shot.content.length, 1, "no picture of the black frame");
+    assert.match(textOf(shot), /all black.*FLAG_SECURE.*screen is off or locked/);
+    assert.equal(look.isError, undefined);
+    assert.match(section(textOf(look), "vision"), /Vision unavailable: .*all black.*FLAG_SECURE/);
+    assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
+  });
 
-    await t.step(
-      "phone_look fuses the answer with the tree and snaps its point to Notes",
-      async () => {
-        assert.ok(notes);
-        const [x1, y1, x2, y2] = notes.bounds as [number, number, number, number];
-        const said = { x: notes.center.x + 9, y: notes.center.y - 7 };
-        const answer = `The home screen. The Notes icon is at (${said.x}, ${said.y}).`;
-        server.set({ answer });
-        const look = await r.call("phone_look", { question: "Where is Notes?" });
-        assert.equal(look.isError, undefined);
-        const text = textOf(look);
-        assert.equal(section(text, "vision"), answer);
-        assert.match(server.requests.at(-1)?.prompt ?? "", /Where is Notes\?$/);
-        const tree = section(text, "ui-tree").split("\n");
-        assert.ok(tree.length >= 4 && tree.length <= 40, text);
-        assert.ok(tree.every((line) => UI_LINE.test(line)), text);
-        assert.ok(tree.includes(`Notes @ [${x1},${y1}][${x2},${y2}]`), text);
-        assert.equal(
-          section(text, "points"),
-          `(${said.x},${said.y}) → "Notes" @ [${x1},${y1}][${x2},${y2}] tap (${notes.center.x},${notes.center.y})`,
-        );
-        const data = look.structuredContent as {
-          screen: unknown;
-          vision: { ok: boolean; route: string; answer: string };
-          elements: Array<{ label: string; bounds: number[]; center: unknown; clickable: boolean }>;
-          points: Array<{ x: number; y: number; inside: boolean; element: { label: string } }>;
-        };
-        assert.deepEqual(data.screen, { width: 1080, height: 2400 });
-        assert.deepEqual(data.vision, { ok: true, route: "direct", answer });
-        assert.deepEqual(data.elements.find((e) => e.label === "Notes"), {
-          label: "Notes",
-          bounds: [x1, y1, x2, y2],
-          center: notes.center,
-          clickable: true,
-        });
-        assert.equal(data.elements.length, tree.length);
-        assert.equal(data.points.length, 1);
-        assert.deepEqual(
-          { ...data.points[0], text: undefined },
-          {
-            x: said.x,
-            y: said.y,
-            text: undefined,
-            element: data.elements.find((e) => e.label === "Notes"),
-            inside: true,
-            distance: 0,
-          },
-        );
-        server.set({ answer: undefined });
-      },
-    );
-
-    await t.step("a black frame is explained, and phone_look still returns the tree", async () => {
-      r.sim.faults.blackScreen(true);
-      const shot = await r.call("phone_shot");
+  await t.step(
+    "one idle-state error is retried with --compressed and the tree comes back",
+    async () => {
+      r.sim.faults.idleStateErrors(1);
       const look = await r.call("phone_look");
       r.sim.faults.clear();
-      assert.equal(shot.isError, true);
-      assert.equal(shot.content.length, 1, "no picture of the black frame");
-      assert.match(textOf(shot), /all black.*FLAG_SECURE.*screen is off or locked/);
       assert.equal(look.isError, undefined);
-      assert.match(section(textOf(look), "vision"), /Vision unavailable: .*all black.*FLAG_SECURE/);
       assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
-    });
+      const dumps = r.sim.commands().filter((c) => c.startsWith("uiautomator dump")).slice(-2);
+      assert.match(dumps[0] ?? "", /^uiautomator dump '/);
+      assert.match(dumps[1] ?? "", /^uiautomator dump --compressed '/);
+    },
+  );
 
-    await t.step(
-      "one idle-state error is retried with --compressed and the tree comes back",
-      async () => {
-        r.sim.faults.idleStateErrors(1);
-        const look = await r.call("phone_look");
-        r.sim.faults.clear();
-        assert.equal(look.isError, undefined);
-        assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
-        const dumps = r.sim.commands().filter((c) => c.startsWith("uiautomator dump")).slice(-2);
-        assert.match(dumps[0] ?? "", /^uiautomator dump '/);
-        assert.match(dumps[1] ?? "", /^uiautomator dump --compressed '/);
-      },
-    );
-
-    await t.step(
-      "a screen that never idles: [ui-tree] explains, [vision] still answers",
-      async () => {
-        r.sim.faults.idleStateErrors(5, { evenCompressed: true });
-        const look = await r.call("phone_look");
-        r.sim.faults.clear();
-        assert.equal(look.isError, undefined);
-        const text = textOf(look);
-        assert.match(
-          section(text, "ui-tree"),
-          /UI tree unavailable: .*could not get idle state.*keeps animating/,
-        );
-        assert.match(section(text, "vision"), /^A chat screen/);
-        assert.deepEqual(look.structuredContent?.elements, []);
-      },
-    );
-
-    await t.step(
-      "a refused key: [vision] says so without the key, the tree comes back",
-      async () => {
-        server.set({ apiKey: "sk-test-the-right-one" });
-        const look = await r.call("phone_look");
-        server.set({ apiKey: key });
-        assert.equal(look.isError, undefined);
-        assert.match(
-          section(textOf(look), "vision"),
-          /HTTP 401.*key was refused.*PHONE_EYE_VISION_API_KEY/,
-        );
-        assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
-      },
-    );
-
-    await t.step("a 500 that echoes the Authorization header is reported scrubbed", async () => {
-      server.set({ status: 500, echoAuthHeader: true });
-      const look = await r.call("phone_look");
-      assert.equal(look.isError, undefined);
-      assert.match(section(textOf(look), "vision"), /HTTP 500/);
-      assert.ok(server.requests.at(-1)?.headers.authorization?.includes(key), "the key was sent");
-
+  await t.step(
+    "a screen that never idles: [ui-tree] explains, [vision] still answers",
+    async () => {
       r.sim.faults.idleStateErrors(5, { evenCompressed: true });
-      const both = await r.call("phone_look");
+      const look = await r.call("phone_look");
       r.sim.faults.clear();
-      server.set({ status: undefined, echoAuthHeader: undefined });
-      assert.equal(both.isError, true, "both channels failed");
-      assert.match(textOf(both), /Vision unavailable: .*HTTP 500/);
-      assert.match(textOf(both), /UI tree unavailable: /);
-    });
+      assert.equal(look.isError, undefined);
+      const text = textOf(look);
+      assert.match(
+        section(text, "ui-tree"),
+        /UI tree unavailable: .*could not get idle state.*keeps animating/,
+      );
+      assert.match(section(text, "vision"), /^A chat screen/);
+      assert.deepEqual(look.structuredContent?.elements, []);
+    },
+  );
 
-    await t.step("the key appears in no tool output and no log line", () => {
-      assert.ok(r.outputs.length >= 15);
-      for (const output of [...r.outputs, r.eye.stderr()]) {
-        assert.ok(!output.includes(key) && !output.includes("SECRET"), output.slice(0, 500));
-      }
-    });
+  await t.step(
+    "a refused key: [vision] says so without the key, the tree comes back",
+    async () => {
+      server.set({ apiKey: "sk-test-the-right-one" });
+      const look = await r.call("phone_look");
+      server.set({ apiKey: key });
+      assert.equal(look.isError, undefined);
+      assert.match(
+        section(textOf(look), "vision"),
+        /HTTP 401.*key was refused.*PHONE_EYE_VISION_API_KEY/,
+      );
+      assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
+    },
+  );
 
-    await t.step("without PHONE_EYE_SHOTS nothing was written, here or on the phone", async () => {
-      assert.deepEqual(r.written(), []);
-      assert.deepEqual(await names(r.tmp), []);
-      assert.deepEqual(await deviceLeftovers(r.sim), []);
-      assert.ok(r.outputs.every((o) => !o.includes("Saved to")));
-    });
-  } finally {
-    await r.close();
-    await server.close();
-  }
+  await t.step("a 500 that echoes the Authorization header is reported scrubbed", async () => {
+    server.set({ status: 500, echoAuthHeader: true });
+    const look = await r.call("phone_look");
+    assert.equal(look.isError, undefined);
+    assert.match(section(textOf(look), "vision"), /HTTP 500/);
+    assert.ok(server.requests.at(-1)?.headers.authorization?.includes(key), "the key was sent");
+
+    r.sim.faults.idleStateErrors(5, { evenCompressed: true });
+    const both = await r.call("phone_look");
+    r.sim.faults.clear();
+    server.set({ status: undefined, echoAuthHeader: undefined });
+    assert.equal(both.isError, true, "both channels failed");
+    assert.match(textOf(both), /Vision unavailable: .*HTTP 500/);
+    assert.match(textOf(both), /UI tree unavailable: /);
+  });
+
+  await t.step("the key appears in no tool output and no log line", () => {
+    assert.ok(r.outputs.length >= 15);
+    for (const output of [...r.outputs, r.eye.stderr()]) {
+      assert.ok(!output.includes(key) && !output.includes("SECRET"), output.slice(0, 500));
+    }
+  });
+
+  await t.step("without PHONE_EYE_SHOTS nothing was written, here or on the phone", async () => {
+    assert.deepEqual(tmp.written(), []);
+    assert.deepEqual(await names(tmp.path), []);
+    assert.deepEqual(await deviceLeftovers(r.sim), []);
+    assert.ok(r.outputs.every((o) => !o.includes("Saved to")));
+  });
 });
 
 Deno.test("PHONE_EYE_SHOTS keeps the phone's PNG; with vision unconfigured the tree still comes back", async (t) => {
-  const shots = await Deno.makeTempDir({ prefix: "phone_eye_shots_" });
-  const r = await rig({ shotsDir: shots });
-  try {
-    await t.step("phone_shot saves the PNG exactly as the phone sent it", async () => {
-      const shot = await r.call("phone_shot");
-      assert.equal(shot.isError, undefined, textOf(shot));
-      const files = await names(shots);
-      assert.equal(files.length, 1);
-      assert.match(files[0] ?? "", /^phone-eye-.*\.png$/);
-      assert.match(textOf(shot), new RegExp(`Saved to ${shots}/${files[0]}\\.`));
-      const saved = await Deno.readFile(`${shots}/${files[0]}`);
-      assert.deepEqual(saved, (await screenNow(r)).png);
-    });
+  await using shotsDir = await tempDir("phone_eye_shots_");
+  const shots = shotsDir.path;
+  await using tmp = await watchedTmp();
+  await using r = await rig(tmp, { shotsDir: shots });
+  await t.step("phone_shot saves the PNG exactly as the phone sent it", async () => {
+    const shot = await r.call("phone_shot");
+    assert.equal(shot.isError, undefined, textOf(shot));
+    const files = await names(shots);
+    assert.equal(files.length, 1);
+    assert.match(files[0] ?? "", /^phone-eye-.*\.png$/);
+    assert.match(textOf(shot), new RegExp(`Saved to ${shots}/${files[0]}\\.`));
+    const saved = await Deno.readFile(`${shots}/${files[0]}`);
+    assert.deepEqual(saved, (await screenNow(r)).png);
+  });
 
-    await t.step(
-      "unconfigured vision names the env vars; the tree comes back; not an error",
-      async () => {
-        const look = await r.call("phone_look");
-        assert.equal(look.isError, undefined);
-        const text = textOf(look);
-        assert.match(
-          section(text, "vision"),
-          /Vision is not configured\. Set PHONE_EYE_VISION_API_KEY .*PHONE_EYE_VISION_BASE_URL.*PHONE_EYE_VISION_URL/,
-        );
-        assert.match(section(text, "ui-tree"), /^Notes @ /m);
-        assert.deepEqual(look.structuredContent?.screen, { width: 1080, height: 2400 });
-        assert.equal((await names(shots)).length, 1, "no screenshot taken for no one");
-      },
-    );
-
-    await t.step("no vision and no tree: isError", async () => {
-      r.sim.faults.idleStateErrors(5, { evenCompressed: true });
+  await t.step(
+    "unconfigured vision names the env vars; the tree comes back; not an error",
+    async () => {
       const look = await r.call("phone_look");
-      r.sim.faults.clear();
-      assert.equal(look.isError, true);
-      assert.match(textOf(look), /Vision is not configured[\s\S]*UI tree unavailable/);
-    });
+      assert.equal(look.isError, undefined);
+      const text = textOf(look);
+      assert.match(
+        section(text, "vision"),
+        /Vision is not configured\. Set PHONE_EYE_VISION_API_KEY .*PHONE_EYE_VISION_BASE_URL.*PHONE_EYE_VISION_URL/,
+      );
+      assert.match(section(text, "ui-tree"), /^Notes @ /m);
+      assert.deepEqual(look.structuredContent?.screen, { width: 1080, height: 2400 });
+      assert.equal((await names(shots)).length, 1, "no screenshot taken for no one");
+    },
+  );
 
-    await t.step("nothing else was written", async () => {
-      assert.deepEqual(r.written(), []);
-      assert.deepEqual(await deviceLeftovers(r.sim), []);
-    });
-  } finally {
-    await r.close();
-    await Deno.remove(shots, { recursive: true });
-  }
+  await t.step("no vision and no tree: isError", async () => {
+    r.sim.faults.idleStateErrors(5, { evenCompressed: true });
+    const look = await r.call("phone_look");
+    r.sim.faults.clear();
+    assert.equal(look.isError, true);
+    assert.match(textOf(look), /Vision is not configured[\s\S]*UI tree unavailable/);
+  });
+
+  await t.step("nothing else was written", async () => {
+    assert.deepEqual(tmp.written(), []);
+    assert.deepEqual(await deviceLeftovers(r.sim), []);
+  });
 });
 
 Deno.test("phone_look over an MCP vision server reuses one session and survives its restart", async (t) => {
-  const vision = startMcpVisionServer();
-  const r = await rig({ env: { PHONE_EYE_VISION_URL: vision.url } });
-  try {
-    await t.step("two looks, one handshake, one session", async () => {
-      for (let i = 0; i < 2; i++) {
-        const look = await r.call("phone_look", { question: `look ${i}` });
-        assert.equal(look.isError, undefined, textOf(look));
-        assert.match(section(textOf(look), "vision"), /^A chat screen/);
-        assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
-        assert.equal((look.structuredContent?.vision as { route: string }).route, "mcp");
-      }
-      assert.equal(vision.handshakes, 1);
-      assert.equal(vision.calls.length, 2);
-      assert.equal(vision.calls[0]?.sessionId, vision.calls[1]?.sessionId);
-      assert.match(vision.calls[1]?.prompt ?? "", /1080×2400 device pixels[\s\S]*look 1$/);
-      assert.equal(Math.max(vision.calls[1]!.image.width, vision.calls[1]!.image.height), 1568);
-    });
+  await using vision = closing(startMcpVisionServer());
+  await using tmp = await watchedTmp();
+  await using r = await rig(tmp, { env: { PHONE_EYE_VISION_URL: vision.url } });
+  await t.step("two looks, one handshake, one session", async () => {
+    for (let i = 0; i < 2; i++) {
+      const look = await r.call("phone_look", { question: `look ${i}` });
+      assert.equal(look.isError, undefined, textOf(look));
+      assert.match(section(textOf(look), "vision"), /^A chat screen/);
+      assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
+      assert.equal((look.structuredContent?.vision as { route: string }).route, "mcp");
+    }
+    assert.equal(vision.handshakes, 1);
+    assert.equal(vision.calls.length, 2);
+    assert.equal(vision.calls[0]?.sessionId, vision.calls[1]?.sessionId);
+    assert.match(vision.calls[1]?.prompt ?? "", /1080×2400 device pixels[\s\S]*look 1$/);
+    assert.equal(Math.max(vision.calls[1]!.image.width, vision.calls[1]!.image.height), 1568);
+  });
 
-    await t.step("after the vision server restarts, the next look still answers", async () => {
-      await vision.restart();
+  await t.step("after the vision server restarts, the next look still answers", async () => {
+    await vision.restart();
+    const look = await r.call("phone_look");
+    assert.equal(look.isError, undefined);
+    assert.match(section(textOf(look), "vision"), /^A chat screen/);
+    assert.equal(vision.handshakes, 2);
+    assert.equal(vision.calls.length, 3);
+  });
+
+  await t.step(
+    "a vision server that is down: [vision] says so, the tree comes back",
+    async () => {
+      await vision.stop();
       const look = await r.call("phone_look");
       assert.equal(look.isError, undefined);
-      assert.match(section(textOf(look), "vision"), /^A chat screen/);
-      assert.equal(vision.handshakes, 2);
-      assert.equal(vision.calls.length, 3);
-    });
-
-    await t.step(
-      "a vision server that is down: [vision] says so, the tree comes back",
-      async () => {
-        await vision.stop();
-        const look = await r.call("phone_look");
-        assert.equal(look.isError, undefined);
-        assert.match(
-          section(textOf(look), "vision"),
-          /Vision unavailable: Cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused.*PHONE_EYE_VISION_URL/,
-        );
-        assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
-      },
-    );
-  } finally {
-    await r.close();
-    await vision.close();
-  }
+      assert.match(
+        section(textOf(look), "vision"),
+        /Vision unavailable: Cannot reach http:\/\/127\.0\.0\.1:\d+: connection refused.*PHONE_EYE_VISION_URL/,
+      );
+      assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
+    },
+  );
 });
