@@ -6,10 +6,9 @@ import { join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
 import { VERSION } from "../lib/config.ts";
 import { permissionFlags, readPermissionSet, withShotsDir } from "../scripts/permissions.ts";
-import { startAdbHarness } from "./helpers/adb_harness.ts";
 import { denoDir } from "./helpers/phone_eye.ts";
+import { closing, startRig, tempDir } from "./helpers/rig.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
-import { startSimPhone } from "./sim/sim_phone.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const BAKED: readonly string[] = denoJson.permissions.default.net;
@@ -84,181 +83,175 @@ Deno.test("--help and --version exit 0, and an unknown flag exits 2 with the usa
 
 Deno.test("--doctor under the full production set: all green, then each failure with its fix", async (t) => {
   const cache = await denoDir();
-  const sim = await startSimPhone();
-  const adb = await startAdbHarness();
-  const vision = startOpenAiServer({ answer: "OK" });
-  const shots = await Deno.makeTempDir({ prefix: "phone_eye_doctor_shots_" });
+  await using vision = closing(startOpenAiServer({ answer: "OK" }));
+  await using shotsDir = await tempDir("phone_eye_doctor_shots_");
+  const shots = shotsDir.path;
   const gone = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const closedPort = gone.addr.port;
   gone.close();
-  try {
-    await adb.connect(sim.serial);
-    const phone = { ...adb.env, ANDROID_SERIAL: sim.serial };
-    const good = { ...phone, PHONE_EYE_VISION_BASE_URL: vision.url };
-    // Independent processes: run them side by side, then read each.
-    const [green, noVision, visionDown, noPhone, noAdb, shotsGranted, shotsRefused] = await Promise
-      .all([
-        runMain(["--doctor"], { cache, env: good }),
-        runMain(["--doctor"], { cache, env: phone }),
-        runMain(["--doctor"], {
-          cache,
-          env: { ...phone, PHONE_EYE_VISION_BASE_URL: `http://127.0.0.1:${closedPort}/v1` },
-        }),
-        runMain(["--doctor"], {
-          cache,
-          env: { ...good, ANDROID_SERIAL: `127.0.0.1:${closedPort}` },
-        }),
-        runMain(["--doctor"], { cache, env: { ...good, PATH: "/nonexistent" } }),
-        runMain(["--doctor"], {
-          cache,
-          flags: permissionFlags(withShotsDir(PRODUCTION, shots)),
-          env: { ...good, PHONE_EYE_SHOTS: shots },
-        }),
-        runMain(["--doctor"], { cache, env: { ...good, PHONE_EYE_SHOTS: shots } }),
-      ]);
-    for (const run of [green, noVision, visionDown, noPhone, noAdb, shotsGranted, shotsRefused]) {
-      assert.doesNotMatch(run.stderr, /requests? \w+ access|Allow\?/, "no permission prompt");
-      assert.match(run.stdout, new RegExp(`^phone-eye ${VERSION} --doctor\n`));
-    }
+  // The phone and the adb server; --doctor runs are main.ts processes of their own.
+  await using rig = await startRig({ phoneEye: false });
+  const sim = rig.sim;
+  const phone = rig.env;
+  const good = { ...phone, PHONE_EYE_VISION_BASE_URL: vision.url };
+  // Independent processes: run them side by side, then read each.
+  const [green, noVision, visionDown, noPhone, noAdb, shotsGranted, shotsRefused] = await Promise
+    .all([
+      runMain(["--doctor"], { cache, env: good }),
+      runMain(["--doctor"], { cache, env: phone }),
+      runMain(["--doctor"], {
+        cache,
+        env: { ...phone, PHONE_EYE_VISION_BASE_URL: `http://127.0.0.1:${closedPort}/v1` },
+      }),
+      runMain(["--doctor"], {
+        cache,
+        env: { ...good, ANDROID_SERIAL: `127.0.0.1:${closedPort}` },
+      }),
+      runMain(["--doctor"], { cache, env: { ...good, PATH: "/nonexistent" } }),
+      runMain(["--doctor"], {
+        cache,
+        flags: permissionFlags(withShotsDir(PRODUCTION, shots)),
+        env: { ...good, PHONE_EYE_SHOTS: shots },
+      }),
+      runMain(["--doctor"], { cache, env: { ...good, PHONE_EYE_SHOTS: shots } }),
+    ]);
+  for (const run of [green, noVision, visionDown, noPhone, noAdb, shotsGranted, shotsRefused]) {
+    assert.doesNotMatch(run.stderr, /requests? \w+ access|Allow\?/, "no permission prompt");
+    assert.match(run.stdout, new RegExp(`^phone-eye ${VERSION} --doctor\n`));
+  }
 
-    await t.step(
-      "all green: exit 0 with adb's version, the phone, the vision answer, the permissions and the shots policy",
-      () => {
-        assert.equal(green.code, 0, green.stdout + green.stderr);
-        assert.deepEqual(titles(green.stdout), [
-          "[ok] adb found",
-          `[ok] phone reachable (${sim.serial})`,
-          `[ok] vision answers (direct route, http://127.0.0.1:${vision.port})`,
-          "[ok] permissions as intended",
-          "[ok] screenshots stay in memory",
-        ]);
-        assert.match(green.stdout, /^ +Android Debug Bridge version \d+\.\d+\.\d+/m);
-        assert.match(green.stdout, /^ +SimPhone, Android 14, screen 1080×2400$/m);
-        assert.match(green.stdout, /^ +answer: OK$/m);
-        assert.match(green.stdout, /^ +ok {2}run adb: granted$/m);
-        assert.match(green.stdout, /^ +ok {2}run sh \(anything but adb\): refused$/m);
-        assert.match(green.stdout, /^ +ok {2}env: 9 of phone-eye's 9 variables readable$/m);
-        assert.match(green.stdout, /^ +ok {2}env of anything else: refused$/m);
-        assert.match(green.stdout, /^ +ok {2}read outside the screenshot folder: refused$/m);
-        assert.match(green.stdout, /^ +ok {2}ffi: refused$/m);
-        assert.match(green.stdout, /PHONE_EYE_SHOTS is unset: screenshots never touch disk/);
-        assert.doesNotMatch(green.stdout, /!!/);
-        assert.equal(vision.requests.filter((r) => r.image !== undefined).length >= 1, true);
-      },
-    );
-
-    await t.step(
-      "narrowing: vision on 127.0.0.1 keeps 127.0.0.1 and revokes every other baked host",
-      () => {
-        assert.deepEqual(netReport(green.stdout), {
-          granted: ["127.0.0.1"],
-          revoked: BAKED.filter((host) => host !== "127.0.0.1"),
-        });
-      },
-    );
-
-    await t.step(
-      "vision unconfigured: exit 1 naming the variables to set, and no host stays granted",
-      () => {
-        assert.equal(noVision.code, 1);
-        assert.deepEqual(titles(noVision.stdout), [
-          "[ok] adb found",
-          `[ok] phone reachable (${sim.serial})`,
-          "[FAIL] vision not configured",
-          "[ok] permissions as intended",
-          "[ok] screenshots stay in memory",
-        ]);
-        assert.match(
-          noVision.stdout,
-          /Set PHONE_EYE_VISION_API_KEY .* or PHONE_EYE_VISION_URL .*The hand verbs work without it/,
-        );
-        assert.deepEqual(netReport(noVision.stdout), { granted: [], revoked: [...BAKED] });
-      },
-    );
-
-    await t.step(
-      "vision server down: exit 1 saying the connection was refused and which variable points there",
-      () => {
-        assert.equal(visionDown.code, 1);
-        const endpoint = `http://127.0.0.1:${closedPort}`;
-        assert.ok(
-          titles(visionDown.stdout).includes(
-            `[FAIL] vision does not answer (direct route, ${endpoint})`,
-          ),
-          visionDown.stdout,
-        );
-        assert.ok(
-          visionDown.stdout.includes(
-            `Cannot reach ${endpoint}: connection refused; is the vision server running at ${endpoint}? If it lives elsewhere, set PHONE_EYE_VISION_BASE_URL`,
-          ),
-          visionDown.stdout,
-        );
-        assert.match(visionDown.stdout, /^\[ok\] permissions as intended$/m);
-      },
-    );
-
-    await t.step("no phone: exit 1 with the adb connect hint; vision is still checked", () => {
-      assert.equal(noPhone.code, 1);
-      const serial = `127.0.0.1:${closedPort}`;
-      assert.deepEqual(titles(noPhone.stdout), [
+  await t.step(
+    "all green: exit 0 with adb's version, the phone, the vision answer, the permissions and the shots policy",
+    () => {
+      assert.equal(green.code, 0, green.stdout + green.stderr);
+      assert.deepEqual(titles(green.stdout), [
         "[ok] adb found",
-        `[FAIL] phone not reachable (${serial})`,
+        `[ok] phone reachable (${sim.serial})`,
         `[ok] vision answers (direct route, http://127.0.0.1:${vision.port})`,
         "[ok] permissions as intended",
         "[ok] screenshots stay in memory",
       ]);
-      assert.ok(
-        noPhone.stdout.includes(`no Android device reachable at ${serial}`) &&
-          noPhone.stdout.includes(`adb connect ${serial}`),
-        noPhone.stdout,
-      );
-    });
+      assert.match(green.stdout, /^ +Android Debug Bridge version \d+\.\d+\.\d+/m);
+      assert.match(green.stdout, /^ +SimPhone, Android 14, screen 1080×2400$/m);
+      assert.match(green.stdout, /^ +answer: OK$/m);
+      assert.match(green.stdout, /^ +ok {2}run adb: granted$/m);
+      assert.match(green.stdout, /^ +ok {2}run sh \(anything but adb\): refused$/m);
+      assert.match(green.stdout, /^ +ok {2}env: 9 of phone-eye's 9 variables readable$/m);
+      assert.match(green.stdout, /^ +ok {2}env of anything else: refused$/m);
+      assert.match(green.stdout, /^ +ok {2}read outside the screenshot folder: refused$/m);
+      assert.match(green.stdout, /^ +ok {2}ffi: refused$/m);
+      assert.match(green.stdout, /PHONE_EYE_SHOTS is unset: screenshots never touch disk/);
+      assert.doesNotMatch(green.stdout, /!!/);
+      assert.equal(vision.requests.filter((r) => r.image !== undefined).length >= 1, true);
+    },
+  );
 
-    await t.step(
-      "no adb on PATH: exit 1 saying how to install it, and the phone is not checked",
-      () => {
-        assert.equal(noAdb.code, 1);
-        assert.deepEqual(titles(noAdb.stdout).slice(0, 2), [
-          "[FAIL] adb not usable",
-          "[FAIL] phone not checked",
-        ]);
-        assert.match(
-          noAdb.stdout,
-          /adb was not found on PATH; install it with .*apt-get install adb/,
-        );
-        assert.match(noAdb.stdout, /adb must work first/);
-      },
-    );
+  await t.step(
+    "narrowing: vision on 127.0.0.1 keeps 127.0.0.1 and revokes every other baked host",
+    () => {
+      assert.deepEqual(netReport(green.stdout), {
+        granted: ["127.0.0.1"],
+        revoked: BAKED.filter((host) => host !== "127.0.0.1"),
+      });
+    },
+  );
 
-    await t.step("a shots folder the build grants: exit 0, the grant and the policy shown", () => {
-      assert.equal(shotsGranted.code, 0, shotsGranted.stdout);
-      assert.ok(titles(shotsGranted.stdout).includes(`[ok] screenshots kept in ${shots}`));
-      assert.ok(
-        shotsGranted.stdout.includes(`ok  read/write ${shots} (PHONE_EYE_SHOTS): granted`),
-        shotsGranted.stdout,
-      );
+  await t.step(
+    "vision unconfigured: exit 1 naming the variables to set, and no host stays granted",
+    () => {
+      assert.equal(noVision.code, 1);
+      assert.deepEqual(titles(noVision.stdout), [
+        "[ok] adb found",
+        `[ok] phone reachable (${sim.serial})`,
+        "[FAIL] vision not configured",
+        "[ok] permissions as intended",
+        "[ok] screenshots stay in memory",
+      ]);
       assert.match(
-        shotsGranted.stdout,
-        /created exclusively \(a planted symlink is never followed\)/,
+        noVision.stdout,
+        /Set PHONE_EYE_VISION_API_KEY .* or PHONE_EYE_VISION_URL .*The hand verbs work without it/,
       );
-    });
+      assert.deepEqual(netReport(noVision.stdout), { granted: [], revoked: [...BAKED] });
+    },
+  );
 
-    await t.step("a shots folder the build does not grant: exit 1 with the build command", () => {
-      assert.equal(shotsRefused.code, 1);
+  await t.step(
+    "vision server down: exit 1 saying the connection was refused and which variable points there",
+    () => {
+      assert.equal(visionDown.code, 1);
+      const endpoint = `http://127.0.0.1:${closedPort}`;
       assert.ok(
-        titles(shotsRefused.stdout).includes("[FAIL] permissions differ from the intended set"),
-      );
-      assert.ok(
-        shotsRefused.stdout.includes(
-          `!!  read/write ${shots} (PHONE_EYE_SHOTS): refused, so screenshots are not kept there; build a binary for it with "deno task compile --shots-dir ${shots}"`,
+        titles(visionDown.stdout).includes(
+          `[FAIL] vision does not answer (direct route, ${endpoint})`,
         ),
-        shotsRefused.stdout,
+        visionDown.stdout,
       );
-    });
-  } finally {
-    await vision.close();
-    await adb.close();
-    await sim.close();
-    await Deno.remove(shots, { recursive: true });
-  }
+      assert.ok(
+        visionDown.stdout.includes(
+          `Cannot reach ${endpoint}: connection refused; is the vision server running at ${endpoint}? If it lives elsewhere, set PHONE_EYE_VISION_BASE_URL`,
+        ),
+        visionDown.stdout,
+      );
+      assert.match(visionDown.stdout, /^\[ok\] permissions as intended$/m);
+    },
+  );
+
+  await t.step("no phone: exit 1 with the adb connect hint; vision is still checked", () => {
+    assert.equal(noPhone.code, 1);
+    const serial = `127.0.0.1:${closedPort}`;
+    assert.deepEqual(titles(noPhone.stdout), [
+      "[ok] adb found",
+      `[FAIL] phone not reachable (${serial})`,
+      `[ok] vision answers (direct route, http://127.0.0.1:${vision.port})`,
+      "[ok] permissions as intended",
+      "[ok] screenshots stay in memory",
+    ]);
+    assert.ok(
+      noPhone.stdout.includes(`no Android device reachable at ${serial}`) &&
+        noPhone.stdout.includes(`adb connect ${serial}`),
+      noPhone.stdout,
+    );
+  });
+
+  await t.step(
+    "no adb on PATH: exit 1 saying how to install it, and the phone is not checked",
+    () => {
+      assert.equal(noAdb.code, 1);
+      assert.deepEqual(titles(noAdb.stdout).slice(0, 2), [
+        "[FAIL] adb not usable",
+        "[FAIL] phone not checked",
+      ]);
+      assert.match(
+        noAdb.stdout,
+        /adb was not found on PATH; install it with .*apt-get install adb/,
+      );
+      assert.match(noAdb.stdout, /adb must work first/);
+    },
+  );
+
+  await t.step("a shots folder the build grants: exit 0, the grant and the policy shown", () => {
+    assert.equal(shotsGranted.code, 0, shotsGranted.stdout);
+    assert.ok(titles(shotsGranted.stdout).includes(`[ok] screenshots kept in ${shots}`));
+    assert.ok(
+      shotsGranted.stdout.includes(`ok  read/write ${shots} (PHONE_EYE_SHOTS): granted`),
+      shotsGranted.stdout,
+    );
+    assert.match(
+      shotsGranted.stdout,
+      /created exclusively \(a planted symlink is never followed\)/,
+    );
+  });
+
+  await t.step("a shots folder the build does not grant: exit 1 with the build command", () => {
+    assert.equal(shotsRefused.code, 1);
+    assert.ok(
+      titles(shotsRefused.stdout).includes("[FAIL] permissions differ from the intended set"),
+    );
+    assert.ok(
+      shotsRefused.stdout.includes(
+        `!!  read/write ${shots} (PHONE_EYE_SHOTS): refused, so screenshots are not kept there; build a binary for it with "deno task compile --shots-dir ${shots}"`,
+      ),
+      shotsRefused.stdout,
+    );
+  });
 });
