@@ -3,8 +3,10 @@
 
 import assert from "node:assert/strict";
 import { decode } from "fast-png";
-import { type SimPhone, type SimPhoneOptions, startSimPhone } from "./sim/sim_phone.ts";
+import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
+import { startRig } from "./helpers/rig.ts";
+import { waitFor } from "./helpers/wait_for.ts";
 import {
   A_OKAY,
   encodeMessage,
@@ -33,16 +35,8 @@ async function withPhone(
   opts: SimPhoneOptions,
   fn: (sim: SimPhone, adb: AdbHarness) => Promise<void>,
 ): Promise<void> {
-  const sim = await startSimPhone(opts);
-  let adb: AdbHarness | undefined;
-  try {
-    adb = await startAdbHarness();
-    await adb.connect(sim.serial);
-    await fn(sim, adb);
-  } finally {
-    await adb?.close();
-    await sim.close();
-  }
+  await using rig = await startRig({ phones: [opts], phoneEye: false });
+  await fn(rig.sim, rig.adb);
 }
 
 function shell(adb: AdbHarness, sim: SimPhone, command: string) {
@@ -483,7 +477,7 @@ Deno.test("fault latency delays only commands that use the named tool", async ()
     sim.faults.latency(700, "input");
     const order: string[] = [];
     const slow = shell(adb, sim, "input tap 1 1").then(() => order.push("input"));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => sim.commands().includes("input tap 1 1"), "the slow command to arrive");
     await shell(adb, sim, "echo quick").then(() => order.push("echo"));
     await slow;
     assert.deepEqual(order, ["echo", "input"]);

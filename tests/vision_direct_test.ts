@@ -6,6 +6,7 @@ import { createVision, UNCONFIGURED_MESSAGE } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
 import { KEY, rejectsWith } from "./helpers/vision_errors.ts";
+import { waitFor } from "./helpers/wait_for.ts";
 
 const MODEL = "test-vision-1";
 
@@ -241,7 +242,8 @@ Deno.test("direct vision stops when the caller aborts", async () => {
   const controller = new AbortController();
   try {
     const pending = direct(server.url).describe(png(8, 8), "q", controller.signal);
-    setTimeout(() => controller.abort(), 50);
+    await waitFor(() => server.requests.length > 0, "the request to reach the server");
+    controller.abort();
     await rejectsWith(pending, "ABORTED", ["cancelled"]);
   } finally {
     await server.close();

@@ -7,6 +7,7 @@ import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
 import { rejectsWith } from "./helpers/vision_errors.ts";
+import { waitFor } from "./helpers/wait_for.ts";
 
 function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
   const config: VisionConfig = {
@@ -173,7 +174,8 @@ Deno.test("mcp vision stops when the caller aborts", async () => {
   const controller = new AbortController();
   try {
     const pending = vision.describe(png(8, 8), "q", controller.signal);
-    setTimeout(() => controller.abort(), 100);
+    await waitFor(() => server.calls.length > 0, "the call to reach the server");
+    controller.abort();
     await rejectsWith(pending, "ABORTED", ["cancelled"]);
   } finally {
     await vision.close();
@@ -250,7 +252,7 @@ Deno.test("mcp vision close() during a call ends that call without opening a new
   const vision = mcp(server.url);
   try {
     const pending = vision.describe(png(8, 8), "q");
-    while (server.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => server.calls.length > 0, "the call to reach the server");
     await vision.close();
     await rejectsWith(pending, "ABORTED", ["closed"]);
     deepEqual(server.handshakes, 1);
