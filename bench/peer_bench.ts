@@ -79,8 +79,8 @@ async function preparePeer(dir: string, env: Record<string, string>): Promise<Pe
   }
   if (await installedVersion(dir) !== PEER_VERSION) {
     console.error(`installing ${PEER_PACKAGE}@${PEER_VERSION} into ${dir} ...`);
-    await Deno.mkdir(dir, { recursive: true });
     try {
+      await Deno.mkdir(dir, { recursive: true });
       // No install scripts: the adb mode needs none (mobilecli's binary comes as an optional
       // dependency package), and a bench has no reason to run a third party's scripts.
       const npm = await output("npm", [
@@ -102,7 +102,7 @@ async function preparePeer(dir: string, env: Record<string, string>): Promise<Pe
         };
       }
     } catch (error) {
-      return { reason: `npm is not runnable here (${(error as Error).message})` };
+      return { reason: `cannot install it into ${dir}: ${(error as Error).message}` };
     }
     const got = await installedVersion(dir);
     if (got !== PEER_VERSION) {
@@ -446,9 +446,11 @@ async function main(argv: string[]): Promise<void> {
         "taking turns within each round; (n×) = against the adb-direct floor; last column < 1: " +
         "phone-eye is faster or lighter",
         `fast: the simulated phone as it is; realistic: ${realistic}`,
-        `peer: ${PEER_PACKAGE} ${PEER_VERSION}, node lib/index.js, its TypeScript adb robot ` +
-        "(MOBILEMCP_LEGACY_ROBOT=1), telemetry off" +
-        (peerReason === undefined ? "" : `; NOT MEASURED (in full): ${peerReason}`),
+        "reason" in prepared
+          ? `peer: ${PEER_PACKAGE} ${PEER_VERSION} NOT MEASURED: ${prepared.reason}`
+          : `peer: ${PEER_PACKAGE} ${PEER_VERSION}, node lib/index.js, its TypeScript adb ` +
+            "robot (MOBILEMCP_LEGACY_ROBOT=1), telemetry off" +
+            (peerReason === undefined ? "" : `; MEASURED ONLY IN PART: ${peerReason}`),
         "",
         `| what | phone-eye | mobile-mcp ${PEER_VERSION} | adb-direct floor | phone-eye / mobile-mcp |`,
         "|---|---|---|---|---|",
