@@ -11,18 +11,9 @@ import { withExitMarker } from "../lib/adb/exit_marker.ts";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { startPhoneEye, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
+import { median, time } from "./stats.ts";
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const ms = (n: number) => `${n.toFixed(1)} ms`;
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });

@@ -13,16 +13,11 @@ import { startOpenAiServer } from "../tests/fixtures/openai_server.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
 import { decodePng, prepareForVision } from "../lib/image.ts";
 import { createVision } from "../lib/vision/vision.ts";
+import { median } from "./stats.ts";
 
 interface Sample {
   ms: number;
   bytes?: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 async function measure(runs: number, fn: () => Promise<number | void>): Promise<Sample[]> {

