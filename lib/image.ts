@@ -2,6 +2,7 @@
 // encoding to an image every MCP client and vision model accepts. Pure code: no I/O, no permissions.
 import { decode as fastPngDecode, encode as fastPngEncode } from "fast-png";
 import { encode as jpegJsEncode } from "jpeg-js";
+import { inflateSync } from "node:zlib";
 import { AgentError } from "./errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
@@ -29,6 +30,18 @@ export class ImageError extends AgentError<ImageErrorCode> {
  * 4.6 MP); this bound only stops a corrupt header from asking for gigabytes.
  */
 const MAX_PIXELS = 40_000_000;
+
+/**
+ * Longest side we agree to decode, in either direction: four times a 4K panel's 3840 px. Without
+ * it a header of 40,000,000×1 stays under MAX_PIXELS, and no screen has that shape.
+ */
+const MAX_SIDE = 16_384;
+
+/**
+ * Largest colour profile (iCCP) we let the decoder inflate. fast-png inflates it with no limit;
+ * the profiles screenshots carry (sRGB, Display P3) are a few KiB.
+ */
+const MAX_ICC_BYTES = 1 << 20;
 
 /**
  * Default base64 budget for an image handed to the agent. The budget counts base64 characters,
@@ -65,7 +78,11 @@ const AGENT_QUALITY = 80;
 const MIN_EDGE = 320;
 
 const PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10] as const;
-const IEND = 0x49454e44; // "IEND" as a big-endian u32
+// Chunk types as big-endian u32s.
+const IHDR = 0x49484452;
+const IDAT = 0x49444154;
+const ICCP = 0x69434350;
+const IEND = 0x49454e44;
 
 function hasPngSignature(bytes: Uint8Array): boolean {
   if (bytes.length < PNG_SIGNATURE.length) return false;
@@ -119,10 +136,180 @@ function printableExcerpt(bytes: Uint8Array): string {
 }
 
 function checkDimensions(width: number, height: number, what: string): void {
+  if (width > MAX_SIDE || height > MAX_SIDE) {
+    throw new ImageError(
+      "TOO_LARGE",
+      `${what} claims ${width}×${height} pixels, a side longer than the ${MAX_SIDE} px this server decodes (no screen is that long); the header is probably corrupt: take the screenshot again`,
+    );
+  }
   if (width * height > MAX_PIXELS) {
     throw new ImageError(
       "TOO_LARGE",
       `${what} claims ${width}×${height} pixels, more than the ${MAX_PIXELS} this server decodes; the header is probably corrupt: take the screenshot again`,
+    );
+  }
+}
+
+/** Bit depths the PNG specification allows per colour type (11.2.2), and channels per pixel. */
+const PNG_COLOUR_TYPES: Record<number, { depths: number[]; channels: number }> = {
+  0: { depths: [1, 2, 4, 8, 16], channels: 1 }, // greyscale
+  2: { depths: [8, 16], channels: 3 }, // truecolour
+  3: { depths: [1, 2, 4, 8], channels: 1 }, // palette index
+  4: { depths: [8, 16], channels: 2 }, // greyscale + alpha
+  6: { depths: [8, 16], channels: 4 }, // truecolour + alpha
+};
+
+/** Adam7's seven passes: first column, first row, column step, row step (PNG spec 8.2). */
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/**
+ * Bytes the image data inflates to, as IHDR declares it: per row a filter byte and the packed
+ * samples; for Adam7, the same for each pass's sub-image (empty passes have no rows at all).
+ */
+function filteredSize(width: number, height: number, bitsPerPixel: number, adam7: boolean) {
+  const rowsSize = (w: number, h: number) =>
+    w === 0 ? 0 : h * (1 + Math.ceil(w * bitsPerPixel / 8));
+  if (!adam7) return rowsSize(width, height);
+  let total = 0;
+  for (const [x0, y0, dx, dy] of ADAM7) {
+    total += rowsSize(
+      Math.ceil(Math.max(0, width - x0) / dx),
+      Math.ceil(Math.max(0, height - y0) / dy),
+    );
+  }
+  return total;
+}
+
+/**
+ * Inflates a zlib stream, refusing to produce more than `limit` bytes: node:zlib stops at the
+ * limit instead of growing its output, so a 1 MB stream of zeros cannot become gigabytes.
+ * Returns the inflated length, or "over" when the stream holds more than `limit`.
+ */
+function boundedInflate(zlib: Uint8Array, limit: number): number | "over" {
+  try {
+    return inflateSync(zlib, { maxOutputLength: limit }).length;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") return "over";
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ImageError(
+      "CORRUPT",
+      `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,
+      { cause: error },
+    );
+  }
+}
+
+/** A chunk type as text for a message, e.g. "tEXt"; bytes outside printable ASCII become "?". */
+function chunkName(type: number): string {
+  const bytes = [type >>> 24, (type >>> 16) & 255, (type >>> 8) & 255, type & 255];
+  return JSON.stringify(String.fromCharCode(...bytes.map((b) => (b >= 32 && b < 127 ? b : 63))));
+}
+
+/**
+ * Everything fast-png would trust, checked before it allocates anything: IHDR first and only
+ * once, with a size, depth and colour type the specification allows, within MAX_SIDE and
+ * MAX_PIXELS; image data that inflates to exactly the size IHDR declares; a colour profile within
+ * MAX_ICC_BYTES. fast-png takes the last IHDR it meets and inflates every IDAT and iCCP byte with
+ * no limit, so each of these was a way to make it allocate gigabytes from a small file. `end` is
+ * where the chunk chain ends (pngEnd), so every chunk read here lies within the bytes.
+ */
+function checkPngBeforeDecoding(bytes: Uint8Array, end: number): void {
+  const first = u32be(bytes, 12);
+  if (first !== IHDR) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG starts with a ${
+        chunkName(first)
+      } chunk, but the PNG specification requires the IHDR header chunk first; this is not a picture screencap wrote: take the screenshot again`,
+    );
+  }
+  if (u32be(bytes, 8) !== 13) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's IHDR chunk is ${u32be(bytes, 8)} bytes instead of 13: take the screenshot again`,
+    );
+  }
+  const width = u32be(bytes, 16);
+  const height = u32be(bytes, 20);
+  const ihdr = bytes.subarray(24, 29);
+  const [depth = 0, colourType = 0, compression = 0, filter = 0, interlace = 0] = ihdr;
+  if (width === 0 || height === 0) {
+    throw new ImageError(
+      "EMPTY",
+      `PNG header says ${width}×${height}: the device gave no frame; take the screenshot again`,
+    );
+  }
+  checkDimensions(width, height, "PNG");
+  const colour = PNG_COLOUR_TYPES[colourType];
+  if (!colour?.depths.includes(depth) || compression !== 0 || filter !== 0 || interlace > 1) {
+    const declared =
+      `colour type ${colourType} at ${depth} bits, compression ${compression}, filter ${filter}, interlace ${interlace}`;
+    throw new ImageError(
+      "CORRUPT",
+      `PNG header declares ${declared}, which the PNG specification does not define: take the screenshot again`,
+    );
+  }
+  const idat: Uint8Array[] = [];
+  let idatBytes = 0;
+  for (let at = 8 + 25; at < end;) {
+    const length = u32be(bytes, at);
+    const type = u32be(bytes, at + 4);
+    const body = bytes.subarray(at + 8, at + 8 + length);
+    if (type === IHDR) {
+      throw new ImageError(
+        "CORRUPT",
+        `PNG has a second IHDR header chunk at byte ${at}; the PNG specification allows one: take the screenshot again`,
+      );
+    }
+    if (type === IDAT) {
+      idat.push(body);
+      idatBytes += length;
+    }
+    if (type === ICCP) {
+      // Keyword (1–79 bytes), NUL, compression method, then the zlib stream. fast-png refuses a
+      // keyword of any other length before inflating, so only these profiles need the bound.
+      const nul = body.subarray(0, 80).indexOf(0);
+      if (nul > 0 && boundedInflate(body.subarray(nul + 2), MAX_ICC_BYTES) === "over") {
+        throw new ImageError(
+          "CORRUPT",
+          `PNG's colour profile (iCCP) inflates to more than ${MAX_ICC_BYTES} bytes, far beyond any real profile: take the screenshot again`,
+        );
+      }
+    }
+    at += 12 + length;
+  }
+  if (idat.length === 0) {
+    throw new ImageError(
+      "EMPTY",
+      `PNG has a ${width}×${height} header but no image data (no IDAT chunk), as some builds write after long sessions: take it again, or fall back to raw screencap (without -p)`,
+    );
+  }
+  const zlib = new Uint8Array(idatBytes);
+  let at = 0;
+  for (const part of idat) {
+    zlib.set(part, at);
+    at += part.length;
+  }
+  const expected = filteredSize(width, height, depth * colour.channels, interlace === 1);
+  const inflated = boundedInflate(zlib, expected);
+  if (inflated === "over") {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
+    );
+  }
+  if (inflated < expected) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's image data inflates to ${inflated} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
     );
   }
 }
@@ -163,8 +350,7 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
       `PNG is truncated (${bytes.length} bytes, no IEND chunk at the end): the transfer was cut, usually by a dropped adb link; reconnect and take the screenshot again`,
     );
   }
-  // IHDR must be the first chunk: signature(8) + length(4) + "IHDR"(4), then width, height.
-  if (u32be(bytes, 12) === 0x49484452) checkDimensions(u32be(bytes, 16), u32be(bytes, 20), "PNG");
+  checkPngBeforeDecoding(bytes, end);
   let decoded: ReturnType<typeof fastPngDecode>;
   try {
     decoded = fastPngDecode(bytes);

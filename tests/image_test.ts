@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { deflateSync } from "node:zlib";
 import { encode as fastPngEncode } from "fast-png";
 import { decode as jpegDecode } from "jpeg-js";
 import {
@@ -24,7 +25,12 @@ import {
   scaleNote,
   toBase64,
 } from "../lib/image.ts";
-import { insertChunkBeforeIdat, writeFilteredPng } from "./fixtures/images/png_writer.ts";
+import {
+  ihdrBody,
+  insertChunkBeforeIdat,
+  writeFilteredPng,
+  writePngChunks,
+} from "./fixtures/images/png_writer.ts";
 import {
   darkScreenWithText,
   noiseScreen,
@@ -512,3 +518,131 @@ Deno.test("the image pipeline loads and runs under deno run with no permissions 
     vision: ["image/jpeg", 360, 800],
   });
 });
+
+// --- hostile frames: checked before they are decoded -------------------------------------------
+// What a compromised or broken phone can send in place of a screenshot. Each case decoded on the
+// code before these checks (fast-png trusts the header it meets last and inflates without limit):
+// bench/image_bench.ts --hostile measures the full-size versions.
+
+/** Filtered rows of an all-zero image: a filter byte then `bytesPerRow` zero bytes, per row. */
+function zeroRows(height: number, bytesPerRow: number): Uint8Array {
+  return new Uint8Array(deflateSync(new Uint8Array(height * (1 + bytesPerRow))));
+}
+
+const END: [string, Uint8Array] = ["IEND", new Uint8Array()];
+
+pure(
+  "decodePng refuses a PNG whose first chunk is not IHDR, as the PNG specification requires",
+  () => {
+    const tEXt: [string, Uint8Array] = ["tEXt", new TextEncoder().encode("Comment\0first")];
+    const good = writePngChunks([["IHDR", ihdrBody(4, 4)], tEXt, ["IDAT", zeroRows(4, 16)], END]);
+    assert.deepEqual(decodePng(good).data, new Uint8Array(64));
+    const textFirst = writePngChunks([
+      tEXt,
+      ["IHDR", ihdrBody(4, 4)],
+      ["IDAT", zeroRows(4, 16)],
+      END,
+    ]);
+    throwsCode(() => decodePng(textFirst), "CORRUPT", /starts with a "tEXt" chunk.*IHDR.*first/);
+    // The shape that decoded 400 MB: a header past the pixel cap, behind a tEXt chunk.
+    const huge = writePngChunks([
+      tEXt,
+      ["IHDR", ihdrBody(10_000, 10_000)],
+      ["IDAT", zeroRows(1, 4)],
+      END,
+    ]);
+    throwsCode(() => decodePng(huge), "CORRUPT", /IHDR header chunk first/);
+  },
+);
+
+pure("decodePng refuses a second IHDR that would replace the header it checked", () => {
+  const png = writePngChunks([
+    ["IHDR", ihdrBody(4, 4)],
+    ["IHDR", ihdrBody(10_000, 10_000)],
+    ["IDAT", zeroRows(4, 16)],
+    END,
+  ]);
+  throwsCode(() => decodePng(png), "CORRUPT", /second IHDR/);
+});
+
+pure("decodePng refuses headers the PNG specification does not define", () => {
+  const cases: Array<[Uint8Array, RegExp]> = [
+    [ihdrBody(4, 4, 4, 6), /colour type 6 at 4 bits/], // RGBA has 8 or 16 bits
+    [ihdrBody(4, 4, 8, 5), /colour type 5/], // there is no colour type 5
+    [ihdrBody(4, 4, 8, 6, 2), /interlace 2/], // none (0) and Adam7 (1) only
+    [Uint8Array.of(...ihdrBody(4, 4), 0), /IHDR chunk is 14 bytes/],
+  ];
+  for (const [ihdr, message] of cases) {
+    const png = writePngChunks([["IHDR", ihdr], ["IDAT", zeroRows(4, 16)], END]);
+    throwsCode(() => decodePng(png), "CORRUPT", message);
+  }
+  const empty = writePngChunks([["IHDR", ihdrBody(0, 4)], ["IDAT", zeroRows(4, 0)], END]);
+  throwsCode(() => decodePng(empty), "EMPTY", /0×4/);
+  const noData = writePngChunks([["IHDR", ihdrBody(4, 4)], END]);
+  throwsCode(() => decodePng(noData), "EMPTY", /no image data \(no IDAT chunk\)/);
+});
+
+pure("decodePng and decodeRawScreencap cap each side at 16384 px, not only the pixel count", () => {
+  const grey = (width: number, height: number) =>
+    writePngChunks([
+      ["IHDR", ihdrBody(width, height, 8, 0)],
+      ["IDAT", zeroRows(height, width)],
+      END,
+    ]);
+  assert.equal(decodePng(grey(16_384, 1)).width, 16_384);
+  assert.equal(decodePng(grey(1, 16_384)).height, 16_384);
+  throwsCode(() => decodePng(grey(16_385, 1)), "TOO_LARGE", /16385×1 .*16384 px/);
+  throwsCode(() => decodePng(grey(1, 16_385)), "TOO_LARGE", /1×16385 .*16384 px/);
+  // 40 million pixels is within the pixel cap, and one row of it took seconds and gigabytes.
+  const wide = writePngChunks([["IHDR", ihdrBody(40_000_000, 1)], ["IDAT", zeroRows(1, 4)], END]);
+  throwsCode(() => decodePng(wide), "TOO_LARGE", /40000000×1/);
+
+  const raw = (width: number, height: number, pixelBytes = width * height * 4) => {
+    const out = new Uint8Array(16 + pixelBytes);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, width, true);
+    view.setUint32(4, height, true);
+    view.setUint32(8, 1, true); // RGBA_8888
+    return out;
+  };
+  assert.equal(decodeRawScreencap(raw(16_384, 1)).width, 16_384);
+  throwsCode(() => decodeRawScreencap(raw(16_385, 1)), "TOO_LARGE", /Raw screencap.*16384 px/);
+  throwsCode(() => decodeRawScreencap(raw(1, 16_385)), "TOO_LARGE", /1×16385/);
+  // Refused on its header alone, before the length is even compared.
+  throwsCode(() => decodeRawScreencap(raw(40_000_000, 1, 64)), "TOO_LARGE", /40000000×1/);
+});
+
+pure(
+  "decodePng refuses image data that inflates past what its header declares (a zlib bomb)",
+  () => {
+    const rgba64 = ihdrBody(64, 64); // 64 rows of 1 + 256 bytes: 16448 bytes once inflated
+    const withData = (rows: Uint8Array) =>
+      writePngChunks([["IHDR", rgba64], ["IDAT", new Uint8Array(deflateSync(rows))], END]);
+    assert.equal(decodePng(withData(new Uint8Array(16_448))).width, 64);
+    throwsCode(
+      () => decodePng(withData(new Uint8Array(16 << 20))),
+      "CORRUPT",
+      /inflates to more than the 16448 bytes its 64×64 header declares/,
+    );
+    throwsCode(() => decodePng(withData(new Uint8Array(16_449))), "CORRUPT", /more than the 16448/);
+    throwsCode(
+      () => decodePng(withData(new Uint8Array(16_447))),
+      "CORRUPT",
+      /16447 bytes, short of/,
+    );
+  },
+);
+
+pure(
+  "decodePng refuses a colour profile that inflates to megabytes, and reads a real-sized one",
+  () => {
+    const icc = (size: number): [string, Uint8Array] => {
+      const stream = new Uint8Array(deflateSync(new Uint8Array(size).fill(7)));
+      return ["iCCP", Uint8Array.of(...new TextEncoder().encode("Display P3\0\0"), ...stream)];
+    };
+    const png = (profile: [string, Uint8Array]) =>
+      writePngChunks([["IHDR", ihdrBody(4, 4)], profile, ["IDAT", zeroRows(4, 16)], END]);
+    assert.equal(decodePng(png(icc(3_000))).width, 4);
+    throwsCode(() => decodePng(png(icc(2 << 20))), "CORRUPT", /colour profile \(iCCP\)/);
+  },
+);
