@@ -13,12 +13,115 @@ import {
   prepareForVision,
   toBase64,
 } from "../lib/image.ts";
-import { writeFilteredPng } from "../tests/fixtures/images/png_writer.ts";
+import { ihdrBody, writeFilteredPng, writePngChunks } from "../tests/fixtures/images/png_writer.ts";
 import {
   darkScreenWithText,
   syntheticScreen,
   uniformScreen,
 } from "../tests/fixtures/images/synthetic_screen.ts";
+
+// --- hostile frames --------------------------------------------------------------------------
+// What a compromised or broken phone can send in place of a screenshot. One case per fresh
+// process, so its peak RSS is its own:
+//   deno run -P=test --no-prompt bench/image_bench.ts --hostile=NAME
+// prints the input size, the time decodePng/decodeRawScreencap took to answer, how it answered,
+// and the process's peak RSS (VmHWM, Linux only) before and after that call: building an input
+// streams it, so a peak that rises is the call's.
+
+/** A zlib stream of `size` zero bytes, built in 1 MiB steps so the input never sits in memory. */
+async function zlibZeros(size: number): Promise<Uint8Array> {
+  const step = new Uint8Array(1 << 20);
+  const stream = new CompressionStream("deflate");
+  const writing = (async () => {
+    const writer = stream.writable.getWriter();
+    for (let left = size; left > 0; left -= step.length) {
+      await writer.write(left >= step.length ? step : step.subarray(0, left));
+    }
+    await writer.close();
+  })();
+  const out = new Uint8Array(await new Response(stream.readable).arrayBuffer());
+  await writing;
+  return out;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** A zero-filled RGBA8 PNG's filtered data: one filter byte (0) and 4 bytes per pixel, per row. */
+const rgbaDataSize = (width: number, height: number) => height * (1 + width * 4);
+const tEXt = new TextEncoder().encode("Comment\0first chunk");
+const HOSTILE: Record<string, () => Promise<Uint8Array>> = {
+  // The issue's case: IHDR after a tEXt chunk escaped the pixel cap; 10000×10000 RGBA = 400 MB.
+  "text-first": async () =>
+    writePngChunks([
+      ["tEXt", tEXt],
+      ["IHDR", ihdrBody(10_000, 10_000)],
+      ["IDAT", await zlibZeros(rgbaDataSize(10_000, 10_000))],
+      ["IEND", new Uint8Array()],
+    ]),
+  // Under the pixel cap but no screen: one row 40 million pixels wide.
+  "wide": async () =>
+    writePngChunks([
+      ["IHDR", ihdrBody(40_000_000, 1)],
+      ["IDAT", await zlibZeros(rgbaDataSize(40_000_000, 1))],
+      ["IEND", new Uint8Array()],
+    ]),
+  // An honest 1080×2400 header over image data that inflates to 1 GiB.
+  "idat-bomb": async () =>
+    writePngChunks([
+      ["IHDR", ihdrBody(1080, 2400)],
+      ["IDAT", await zlibZeros(1 << 30)],
+      ["IEND", new Uint8Array()],
+    ]),
+  // A colour profile that inflates to 1 GiB in front of a 64×64 image.
+  "iccp-bomb": async () =>
+    writePngChunks([
+      ["IHDR", ihdrBody(64, 64)],
+      [
+        "iCCP",
+        concat(new TextEncoder().encode("icc\0\0"), await zlibZeros(1 << 30)),
+      ],
+      ["IDAT", await zlibZeros(rgbaDataSize(64, 64))],
+      ["IEND", new Uint8Array()],
+    ]),
+  // A raw screencap header of 40,000,000×1 RGBA_8888 followed by exactly that many bytes.
+  "raw-wide": () => {
+    const raw = new Uint8Array(16 + 40_000_000 * 4).fill(0x7f); // bytes that really arrived
+    const view = new DataView(raw.buffer);
+    view.setUint32(0, 40_000_000, true);
+    view.setUint32(4, 1, true);
+    view.setUint32(8, 1, true);
+    return Promise.resolve(raw);
+  },
+};
+
+const hostileArg = Deno.args.find((a) => a.startsWith("--hostile="))?.slice("--hostile=".length);
+if (hostileArg !== undefined) {
+  const build = HOSTILE[hostileArg];
+  if (!build) throw new Error(`--hostile= one of ${Object.keys(HOSTILE).join(", ")}`);
+  const input = await build();
+  const before = Deno.memoryUsage().rss;
+  const t0 = performance.now();
+  let outcome: string;
+  try {
+    const img = hostileArg.startsWith("raw") ? decodeRawScreencap(input) : decodePng(input);
+    outcome = `decoded ${img.width}×${img.height} (${img.data.length} bytes)`;
+  } catch (error) {
+    outcome = `refused: ${error instanceof Error ? `${error.name} ${error.message}` : error}`;
+  }
+  const ms = performance.now() - t0;
+  // deno-lint-ignore no-console
+  console.log(
+    `${hostileArg}: input ${input.length} bytes; ${ms.toFixed(1)} ms; RSS ${
+      (before / 2 ** 20).toFixed(0)
+    } MiB before the call\n  ${outcome}`,
+  );
+  Deno.exit(0);
+}
 
 const screen = syntheticScreen(1080, 2400);
 const screencapPng = writeFilteredPng(screen); // what `screencap -p` hands us
