@@ -1,5 +1,5 @@
-// Fuses phone_look's two channels: the prompt sent to the vision model, the coordinates
-// found in its answer, and their snap onto UI-tree elements. Pure.
+// Fuses phone_look's two channels: the prompt sent to the vision model, how much of its answer is
+// read and shown, the coordinates found there, and their snap onto UI-tree elements. Pure.
 
 import { isInteractive, shortName, type Size, type UiElement } from "./ui_tree.ts";
 
@@ -22,44 +22,215 @@ export const MAX_POINTS = 20;
 /** How far from a point an element may be and still be its snap, as a share of the diagonal. */
 export const SNAP_RADIUS = 0.15;
 
-const NUM = String.raw`(-?\d+(?:\.\d+)?)`;
-const SEP = String.raw`\s*,\s*`;
-const PX = String.raw`(?:\s*px)?`;
-const BOX_PAIRS = String.raw`\[\s*${NUM}${SEP}${NUM}\s*\]\s*\[\s*${NUM}${SEP}${NUM}\s*\]`;
-const BOX_TUPLE = String.raw`[(\[]\s*${NUM}${SEP}${NUM}${SEP}${NUM}${SEP}${NUM}\s*[)\]]`;
-// Every run of spaces has one way to match: two adjacent optional \s* would backtrack
-// quadratically on a long run of spaces in an answer.
-const X_THEN_Y = String
-  .raw`\bx\s*[=:]\s*${NUM}${PX}(?:\s*[,;])?\s*(?:and\s+)?y\s*[=:]\s*${NUM}${PX}`;
-const PAIR = String.raw`[(\[]\s*${NUM}${PX}${SEP}${NUM}${PX}\s*[)\]]`;
-// A bare "540,1200" is only a point after a word that announces one, and not when a unit
-// other than px follows ("at 540,1200ms").
-const BARE_PAIR = String.raw`\b(?:at|coordinates?|coords|position|point|tap|click)\s*:?\s*` +
-  String.raw`${NUM}${SEP}${NUM}${PX}(?!\.?\d|[a-z])`;
-// Alternatives are tried left to right at each position, so the box forms come before the
-// pair forms that would otherwise take their first half.
-const COORDINATES = new RegExp([BOX_PAIRS, BOX_TUPLE, X_THEN_Y, PAIR, BARE_PAIR].join("|"), "gi");
+/**
+ * How much of a vision answer is read for points and shown to the agent, in UTF-16 code units.
+ * An answer that names 20 places in prose is ~3,000; a model that echoes or loops can send
+ * megabytes, and every character read is CPU the other tools wait for.
+ */
+export const MAX_ANSWER_CHARS = 8_000;
+
+/** The first `max` code units of an answer, never splitting a surrogate pair (half an emoji). */
+function answerHead(answer: string, max: number): string {
+  if (answer.length <= max) return answer;
+  const last = answer.charCodeAt(max - 1);
+  return answer.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * The vision answer as the agent reads it: trimmed, and cut after MAX_ANSWER_CHARS with a line
+ * that says so, e.g. "(vision answer cut at 8000 characters)". extractPoints reads the same part.
+ */
+export function visionAnswerText(answer: string): string {
+  const head = answerHead(answer, MAX_ANSWER_CHARS);
+  if (head.length === answer.length || !/\S/.test(answer.slice(head.length))) return answer.trim();
+  return `${head.trim()}\n(vision answer cut at ${head.length} characters)`;
+}
+
+// --- the coordinate scanner ---------------------------------------------------------------------
+// The forms extractPoints reads, as the regular expressions they once were (case-insensitive;
+// NUM = -?\d+(?:\.\d+)?, SEP = \s*,\s*, PX = (?:\s*px)?), tried in this order at each position:
+//   box pairs   \[\s*NUM SEP NUM\s*\]\s*\[\s*NUM SEP NUM\s*\]
+//   box tuple   [(\[]\s*NUM SEP NUM SEP NUM SEP NUM\s*[)\]]
+//   x then y    \bx\s*[=:]\s*NUM PX(?:\s*[,;])?\s*(?:and\s+)?y\s*[=:]\s*NUM PX
+//   pair        [(\[]\s*NUM PX SEP NUM PX\s*[)\]]
+//   bare pair   \b(?:at|coordinates?|coords|position|point|tap|click)\s*:?\s*NUM SEP NUM PX
+//               not followed by \.?\d or a letter ("at 540,1200ms" is a time, not a point)
+// As regexes, V8 backtracked: "at" and 100,000 spaces took 5 to 9 s in the bare-pair form, since
+// `\s*:?\s*` splits a run of spaces in n ways and each is tried. Each step below reads forward and
+// never goes back, so a try reads each character at most a few times; a run of spaces or digits
+// is crossed only by tries that start within the dozen tokens before it; so a scan is linear in
+// the answer's length (bench/fusion_bench.ts). tests/fusion_test.ts checks it against the regexes.
+
+const KEYWORDS = ["at", "coordinates", "coordinate", "coords", "position", "point", "tap", "click"];
+
+// JavaScript's \s: ASCII whitespace, NBSP, the Unicode space separators, line/paragraph separators
+// and the BOM.
+function isSpace(c: number): boolean {
+  return (c >= 9 && c <= 13) || c === 32 || c === 0xa0 || c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f ||
+    c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isLetter = (c: number) => (c | 0x20) >= 97 && (c | 0x20) <= 122;
+const isWordChar = (c: number) => isDigit(c) || isLetter(c) || c === 95;
+const isClose = (c: number) => c === 41 || c === 93; // ) ]
+/** First letters of "x" and the keywords, lower case: the only letters a form starts with. */
+const STARTS = new Set([..."x" + KEYWORDS.map((k) => k[0]).join("")].map((l) => l.charCodeAt(0)));
+
+interface Found {
+  start: number;
+  end: number;
+  /** The numbers as written: two for a point, four for a box. */
+  values: string[];
+}
+
+function* findCoordinates(text: string): Generator<Found> {
+  const length = text.length;
+  // -1 outside the text, so no test passes there and every code stays a small integer for the JIT.
+  const at = (i: number) => (i >= 0 && i < length ? text.charCodeAt(i) : -1);
+  const spaces = (i: number) => {
+    while (isSpace(at(i))) i++;
+    return i;
+  };
+  /** Case-insensitive ASCII `word` at i. */
+  const word = (i: number, w: string) => {
+    for (let k = 0; k < w.length; k++) if ((at(i + k) | 0x20) !== w.charCodeAt(k)) return false;
+    return true;
+  };
+  // Where the numbers of the current try start and end: at most four, so no array grows.
+  const bounds = new Int32Array(8);
+  let found = 0;
+  /** NUM at i: its end, with the number noted in `bounds`; -1 when there is none. */
+  const num = (i: number) => {
+    let j = at(i) === 45 ? i + 1 : i; // -
+    if (!isDigit(at(j))) return -1;
+    while (isDigit(at(j))) j++;
+    if (at(j) === 46 && isDigit(at(j + 1))) { // .
+      j += 2;
+      while (isDigit(at(j))) j++;
+    }
+    bounds[found * 2] = i;
+    bounds[found * 2 + 1] = j;
+    found++;
+    return j;
+  };
+  /** PX at i: past "px" when only spaces come before it, else i. */
+  const px = (i: number) => {
+    const j = spaces(i);
+    return word(j, "px") ? j + 2 : i;
+  };
+  /** SEP at i: past the comma and the spaces after it; -1 without a comma. */
+  const sep = (i: number) => {
+    const j = spaces(i);
+    return at(j) === 44 ? spaces(j + 1) : -1;
+  };
+  /** `count` numbers joined by SEP, each followed by PX when `units`; the end or -1. */
+  const numbers = (i: number, count: number, units: boolean) => {
+    let j = i;
+    for (let n = 0; n < count; n++) {
+      if (n > 0 && (j = sep(j)) < 0) return -1;
+      if ((j = num(j)) < 0) return -1;
+      if (units) j = px(j);
+    }
+    return j;
+  };
+  /** What may follow a bare pair: not a digit, ".digit" or a letter. */
+  const endsBare = (i: number) =>
+    !isDigit(at(i)) && !(at(i) === 46 && isDigit(at(i + 1))) && !isLetter(at(i));
+
+  // Each form starts from no numbers: a failed try may have read some.
+  const boxPairs = (i: number) => {
+    found = 0;
+    if (at(i) !== 91) return -1;
+    let j = numbers(spaces(i + 1), 2, false);
+    if (j < 0 || at(j = spaces(j)) !== 93 || at(j = spaces(j + 1)) !== 91) return -1;
+    j = numbers(spaces(j + 1), 2, false);
+    return j >= 0 && at(j = spaces(j)) === 93 ? j + 1 : -1;
+  };
+  const bracketed = (i: number, count: number, units: boolean) => {
+    found = 0;
+    let j = numbers(spaces(i + 1), count, units);
+    return j >= 0 && isClose(at(j = spaces(j))) ? j + 1 : -1;
+  };
+  const xThenY = (i: number) => {
+    found = 0;
+    if ((at(i) | 0x20) !== 120) return -1; // x, after a \b the caller checked
+    let j = spaces(i + 1);
+    if (at(j) !== 61 && at(j) !== 58) return -1; // = :
+    if ((j = num(spaces(j + 1))) < 0) return -1;
+    j = px(j);
+    const k = spaces(j);
+    j = spaces(at(k) === 44 || at(k) === 59 ? k + 1 : k); // , ;
+    if (word(j, "and") && isSpace(at(j + 3))) j = spaces(j + 3);
+    if ((at(j) | 0x20) !== 121) return -1; // y
+    j = spaces(j + 1);
+    if (at(j) !== 61 && at(j) !== 58) return -1;
+    if ((j = num(spaces(j + 1))) < 0) return -1;
+    return px(j);
+  };
+  const barePair = (i: number) => {
+    for (const keyword of KEYWORDS) {
+      found = 0;
+      if (!word(i, keyword)) continue;
+      let j = spaces(i + keyword.length);
+      if (at(j) === 58) j = spaces(j + 1); // :
+      if ((j = numbers(j, 2, false)) < 0) continue;
+      // PX is greedy, but when the text after "px" fails the check, the regex gave it back.
+      const withPx = px(j);
+      if (withPx !== j && endsBare(withPx)) return withPx;
+      if (endsBare(j)) return j;
+    }
+    return -1;
+  };
+
+  for (let i = 0; i < length;) {
+    const c = at(i);
+    let end = -1;
+    if (c === 40 || c === 91) {
+      end = boxPairs(i);
+      if (end < 0) end = bracketed(i, 4, false);
+      if (end < 0) end = bracketed(i, 2, true);
+    } else if (STARTS.has(c | 0x20) && !isWordChar(at(i - 1))) {
+      end = xThenY(i);
+      if (end < 0) end = barePair(i);
+    }
+    if (end < 0) {
+      i++;
+      continue;
+    }
+    const values: string[] = [];
+    for (let n = 0; n < found; n++) values.push(text.slice(bounds[n * 2], bounds[n * 2 + 1]));
+    yield { start: i, end, values };
+    i = end;
+  }
+}
 
 /**
  * The coordinates a vision model wrote in its answer — "(540, 1200)", "[540,1200]",
  * "x=540, y=1200", "at 540,1200", and boxes "[x1,y1][x2,y2]" or "(x1, y1, x2, y2)" as their
- * centre — in device pixels, inside the screen, without duplicates, at most MAX_POINTS.
+ * centre — in device pixels, inside the screen, without duplicates, at most MAX_POINTS. Reads the
+ * first `maxChars` characters (MAX_ANSWER_CHARS: the part visionAnswerText shows), in time linear
+ * in their number.
  */
-export function extractPoints(visionText: string, screen: Size): Point[] {
+export function extractPoints(
+  visionText: string,
+  screen: Size,
+  maxChars: number = MAX_ANSWER_CHARS,
+): Point[] {
+  const text = answerHead(visionText, maxChars);
   const points: Point[] = [];
   const seen = new Set<string>();
-  for (const m of visionText.matchAll(COORDINATES)) {
-    const raw = m.slice(1).filter((v): v is string => v !== undefined);
+  for (const m of findCoordinates(text)) {
     // Fractions such as (0.42, 0.61) are normalized coordinates, not device pixels.
-    if (raw.every((v) => v.includes(".") && Math.abs(Number(v)) <= 1)) continue;
-    const [a = NaN, b = NaN, c, d] = raw.map(Number);
+    if (m.values.every((v) => v.includes(".") && Math.abs(Number(v)) <= 1)) continue;
+    const [a = NaN, b = NaN, c, d] = m.values.map(Number);
     const x = Math.round(c === undefined ? a : (a + c) / 2);
     const y = Math.round(d === undefined ? b : (b + d) / 2);
     if (!(x >= 0 && y >= 0 && x < screen.width && y < screen.height)) continue;
     const key = `${x},${y}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    points.push({ x, y, text: snippet(visionText, m.index, m.index + m[0].length) });
+    points.push({ x, y, text: snippet(text, m.start, m.end) });
     if (points.length >= MAX_POINTS) break;
   }
   return points;

@@ -3,10 +3,13 @@ import {
   buildVisionPrompt,
   extractPoints,
   formatSnapLines,
+  MAX_ANSWER_CHARS,
   type Point,
   snapPoints,
+  visionAnswerText,
 } from "../lib/fusion.ts";
 import { parseUiTree, type UiElement, usefulElements } from "../lib/ui_tree.ts";
+import { adversarialAnswers, extractPointsByRegex } from "./fixtures/coordinate_answers.ts";
 import chatXml from "./fixtures/ui/chat.xml.txt" with { type: "text" };
 
 function test(name: string, fn: () => void): void {
@@ -88,6 +91,80 @@ test("extractPoints stops at 20 points", () => {
 test("extractPoints finds nothing in an answer without coordinates", () => {
   assert.deepEqual(extractPoints("", SCREEN), []);
   assert.deepEqual(extractPoints("A login screen with a blue button.", SCREEN), []);
+});
+
+test("extractPoints reads exactly what the regexes it replaced read, on 20,000 random answers", () => {
+  // Token soup around every form: starts, separators, units, keywords glued to words and numbers,
+  // Unicode spaces (\s) and look-alikes (U+200B is not a space). Seeded, so a failure reproduces.
+  const tokens = [
+    ..."xXyY=:,;()[]-._asp",
+    ...[" ", "  ", "\n", "\t", "\u00a0", "\u2003", "\u3000", "\ufeff", "\u200b", "é"],
+    ...["1", "54", "0", "5", "0.5", "1080", "2400", "px", "PX", "ms", "and", " and ", "AND"],
+    ...["at", "At", "AT", "coordinates", "coordinate", "coords", "position", "point", "tap"],
+    ...["click", "ax", "x=", "y=", "(1, 2)", "at 5,6", "[1,2][3,4]", "(1,2,3,4)"],
+  ];
+  let seed = 20_250_811;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const screen = { width: 100_000, height: 100_000 }; // keep what a phone screen would drop
+  let withPoints = 0;
+  for (let n = 0; n < 20_000; n++) {
+    let answer = "";
+    for (let t = 1 + Math.floor(random() * 40); t > 0; t--) {
+      answer += tokens[Math.floor(random() * tokens.length)];
+    }
+    const expected = extractPointsByRegex(answer, screen);
+    assert.deepEqual(extractPoints(answer, screen), expected, JSON.stringify(answer));
+    if (expected.length > 0) withPoints++;
+  }
+  assert.ok(withPoints > 5_000, `only ${withPoints} answers held a point`);
+});
+
+test("extractPoints stays linear on 1 MB adversarial answers (quadratic took seconds per 100 KB)", () => {
+  // The old bare-pair regex took 5.2 s on "at" and 100,000 spaces, and grows with the square of the
+  // length: one of these answers would take minutes. Linear, all of them take well under a second
+  // (bench/fusion_bench.ts); the bound is wide so a loaded machine cannot make it flake.
+  const answers = Object.entries(adversarialAnswers(1 << 20));
+  const started = performance.now();
+  for (const [shape, answer] of answers) {
+    assert.ok(answer.length >= 1 << 20, shape);
+    extractPoints(answer, SCREEN, Infinity); // the whole megabyte, past the usual cap
+    extractPoints(answer, SCREEN); // what phone_look reads: the first MAX_ANSWER_CHARS
+  }
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 2_000, `${answers.length} shapes took ${elapsed.toFixed(0)} ms`);
+});
+
+test("extractPoints reads only the first MAX_ANSWER_CHARS characters of an answer", () => {
+  const padding = "word ".repeat(MAX_ANSWER_CHARS / 5 - 4); // 20 characters short of the cap
+  const answer = `${padding}at (100, 200) and (300, 400) then (500, 600)`;
+  assert.deepEqual(xy(extractPoints(answer, SCREEN)), [[100, 200]]); // (300, 4 is cut
+  assert.deepEqual(xy(extractPoints(answer, SCREEN, Infinity)), [[100, 200], [300, 400], [
+    500,
+    600,
+  ]]);
+});
+
+test("visionAnswerText cuts a long answer and says where, and leaves a short one whole", () => {
+  assert.equal(
+    visionAnswerText("  The Send button is at (540, 1200).\n"),
+    "The Send button is at (540, 1200).",
+  );
+  const long = "a".repeat(MAX_ANSWER_CHARS + 5_000);
+  assert.equal(
+    visionAnswerText(long),
+    `${"a".repeat(MAX_ANSWER_CHARS)}\n(vision answer cut at ${MAX_ANSWER_CHARS} characters)`,
+  );
+  // Only whitespace past the cap: nothing the agent would miss, so no note.
+  const padded = "b".repeat(MAX_ANSWER_CHARS - 1) + " ".repeat(100);
+  assert.equal(visionAnswerText(padded), "b".repeat(MAX_ANSWER_CHARS - 1));
+});
+
+test("visionAnswerText never cuts an emoji in half", () => {
+  const answer = "a".repeat(MAX_ANSWER_CHARS - 1) + "👋" + "more text";
+  const text = visionAnswerText(answer);
+  assert.ok(text.startsWith(`${"a".repeat(MAX_ANSWER_CHARS - 1)}\n`), text.slice(-60));
+  assert.match(text, new RegExp(`cut at ${MAX_ANSWER_CHARS - 1} characters\\)$`));
+  assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(text), "no lone high surrogate");
 });
 
 // --- snapPoints --------------------------------------------------------------------------------
