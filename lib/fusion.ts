@@ -12,15 +12,16 @@ export interface Point {
 
 export interface SnappedPoint {
   point: Point;
+  /** The element the point stands for, or null: then tap the point itself. */
   element: UiElement | null;
   inside: boolean;
-  /** Pixels from the point to the element's bounds; 0 when inside. */
+  /** Pixels from the point to the element's bounds; 0 when inside or when there is no element. */
   distance: number;
+  /** Where to tap: the element's centre, or the point itself when no element fits. */
+  tap: { x: number; y: number };
 }
 
 export const MAX_POINTS = 20;
-/** How far from a point an element may be and still be its snap, as a share of the diagonal. */
-export const SNAP_RADIUS = 0.15;
 
 /**
  * How much of a vision answer is read for points and shown to the agent, in UTF-16 code units.
@@ -236,19 +237,41 @@ export function extractPoints(
   return points;
 }
 
+// --- snapping -----------------------------------------------------------------------------------
+
 /**
- * Snaps each point to a UI element: among those whose bounds contain it, the smallest
- * interactive one, else the smallest labelled one; otherwise the nearest interactive or
- * labelled element within SNAP_RADIUS of the screen diagonal; otherwise none.
+ * An element covering more than this share of the screen is a container (a launcher's
+ * "workspace", a list, a web page), not a thing to tap: its centre is some other element, often
+ * far from the point. Such elements are never a snap.
+ */
+const CONTAINER_SHARE = 0.25;
+/** How far beside an element a point may lie and still stand for it: 5% of the short side. */
+const BESIDE_SHARE = 0.05;
+/** How far from the point a beside-snap's tap (the element's centre) may be: 25% of the side. */
+const REACH_SHARE = 0.25;
+
+/**
+ * Snaps each point to the UI element it stands for, so the agent taps exact bounds instead of a
+ * model's estimate. Elements larger than a quarter of the screen are containers and never count.
+ * - inside: among the elements that contain the point, the smallest tappable one, else the
+ *   smallest labelled one; tap its centre.
+ * - beside: else the nearest element, when its edge is within 5% of the screen's short side (54 px
+ *   on a 1080-px-wide phone) and its centre within 25% (270 px) of the point; tap its centre.
+ * - else no element: tap the point itself. Never a tap far from the point named that lands on
+ *   whatever lies at a big element's centre.
  * Pass `usefulElements(parseUiTree(xml), screen)` so snaps carry merged labels and clipped
  * bounds; a bare parse works too (layout plumbing is skipped).
- * @param screen device size, which sets the snap radius.
+ * @param screen device size, which sets the container size and both distances.
  */
 export function snapPoints(points: Point[], elements: UiElement[], screen: Size): SnappedPoint[] {
-  const candidates = elements.filter((e) => area(e) > 0 && (isInteractive(e) || isLabelled(e))).map(
-    (e) => ({ e, interactive: isInteractive(e), area: area(e) }),
-  );
-  const radius = SNAP_RADIUS * Math.hypot(screen.width, screen.height);
+  const screenArea = screen.width * screen.height;
+  const candidates = elements
+    .filter((e) => area(e) > 0 && area(e) <= CONTAINER_SHARE * screenArea)
+    .filter((e) => isInteractive(e) || isLabelled(e))
+    .map((e) => ({ e, tappable: isTappable(e), area: area(e) }));
+  const short = Math.min(screen.width, screen.height);
+  const beside = BESIDE_SHARE * short;
+  const reach = REACH_SHARE * short;
 
   return points.map((point) => {
     let inside: typeof candidates[number] | undefined;
@@ -258,19 +281,22 @@ export function snapPoints(points: Point[], elements: UiElement[], screen: Size)
       const d = distanceTo(point, c.e);
       if (d === 0) {
         if (!inside || better(c, inside)) inside = c;
-      } else if (
-        d < nearDistance ||
-        (d === nearDistance && near !== undefined && better(c, near))
-      ) {
+      } else if (d < nearDistance || (d === nearDistance && near && better(c, near))) {
         near = c;
         nearDistance = d;
       }
     }
-    if (inside) return { point, element: inside.e, inside: true, distance: 0 };
-    if (near && nearDistance <= radius) {
-      return { point, element: near.e, inside: false, distance: Math.round(nearDistance) };
+    if (inside) {
+      return { point, element: inside.e, inside: true, distance: 0, tap: inside.e.center };
     }
-    return { point, element: null, inside: false, distance: 0 };
+    if (
+      near && nearDistance <= beside &&
+      Math.hypot(near.e.center.x - point.x, near.e.center.y - point.y) <= reach
+    ) {
+      const distance = Math.round(nearDistance);
+      return { point, element: near.e, inside: false, distance, tap: near.e.center };
+    }
+    return { point, element: null, inside: false, distance: 0, tap: { x: point.x, y: point.y } };
   });
 }
 
@@ -278,16 +304,16 @@ export function snapPoints(points: Point[], elements: UiElement[], screen: Size)
  * One line per snap, e.g.
  * `(540,1200) → "Send" @ [900,2200][1060,2300] tap (980,2250)`,
  * `(700,90) → nearest "Search", 24 px away @ [0,120][1080,260] tap (540,190)`,
- * `(10,10) → no element nearby`.
+ * `(60,30) → no element here: tap the point itself (60,30)`.
  */
 export function formatSnapLines(snaps: SnappedPoint[]): string[] {
-  return snaps.map(({ point, element, inside, distance }) => {
+  return snaps.map(({ point, element, inside, distance, tap }) => {
     const from = `(${point.x},${point.y})`;
-    if (!element) return `${from} → no element nearby`;
+    if (!element) return `${from} → no element here: tap the point itself (${tap.x},${tap.y})`;
     const b = element.bounds;
     const label = JSON.stringify(element.label || shortName(element.className) || "element");
     const what = inside ? label : `nearest ${label}, ${distance} px away`;
-    return `${from} → ${what} @ [${b.x1},${b.y1}][${b.x2},${b.y2}] tap (${element.center.x},${element.center.y})`;
+    return `${from} → ${what} @ [${b.x1},${b.y1}][${b.x2},${b.y2}] tap (${tap.x},${tap.y})`;
   });
 }
 
@@ -329,11 +355,16 @@ function isLabelled(e: UiElement): boolean {
     e.label !== shortName(e.className);
 }
 
+// isInteractive without "scrollable": a list is something to swipe, its children are the taps.
+function isTappable(e: UiElement): boolean {
+  return e.clickable || e.longClickable || e.checkable || e.className.endsWith("EditText");
+}
+
 function better(
-  a: { interactive: boolean; area: number },
-  b: { interactive: boolean; area: number },
+  a: { tappable: boolean; area: number },
+  b: { tappable: boolean; area: number },
 ): boolean {
-  if (a.interactive !== b.interactive) return a.interactive;
+  if (a.tappable !== b.tappable) return a.tappable;
   return a.area < b.area;
 }
 

@@ -169,12 +169,35 @@ test("visionAnswerText never cuts an emoji in half", () => {
 
 // --- snapPoints --------------------------------------------------------------------------------
 
+/** A launcher: a long-clickable "workspace" filling the screen, four icons, a dock button. */
+const launcher = () =>
+  usefulElements(
+    parseUiTree(
+      `<hierarchy><node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]">` +
+        `<node resource-id="com.android.launcher3:id/workspace" scrollable="true" long-clickable="true" bounds="[0,72][1080,2280]">` +
+        ["Notes", "Settings", "Browser", "Camera"].map((name, i) =>
+          `<node text="${name}" clickable="true" bounds="[${i * 270},312][${i * 270 + 270},642]"/>`
+        ).join("") +
+        `</node><node content-desc="Phone" clickable="true" bounds="[60,2290][240,2390]"/>` +
+        `</node></hierarchy>`,
+    ),
+    SCREEN,
+  );
+const none = (x: number, y: number) => ({
+  point: point(x, y),
+  element: null,
+  inside: false,
+  distance: 0,
+  tap: { x, y },
+});
+
 test("snapPoints picks the smallest interactive element containing the point", () => {
   const [snap] = snapPoints([point(950, 2250)], chat(), SCREEN);
   assert.equal(snap?.inside, true);
   assert.equal(snap?.distance, 0);
   assert.equal(snap?.element?.label, "Send");
   assert.deepEqual(snap?.element?.bounds, { x1: 880, y1: 2200, x2: 1060, y2: 2300 });
+  assert.deepEqual(snap?.tap, { x: 970, y: 2250 });
 });
 
 test("snapPoints prefers a control to the list that contains it", () => {
@@ -185,44 +208,82 @@ test("snapPoints prefers a control to the list that contains it", () => {
 
 test("snapPoints falls back to the smallest labelled element when nothing interactive contains the point", () => {
   const elements: UiElement[] = usefulElements(parseUiTree(
-    `<hierarchy><node bounds="[0,0][1080,2400]"><node content-desc="Banner" bounds="[0,0][1080,600]">` +
+    `<hierarchy><node bounds="[0,0][1080,2400]"><node content-desc="Banner" bounds="[0,0][1080,500]">` +
       `<node text="Welcome" bounds="[100,100][500,200]"/></node></node></hierarchy>`,
   ));
-  const [inWelcome, inBanner] = snapPoints([point(200, 150), point(900, 500)], elements, SCREEN);
+  const [inWelcome, inBanner] = snapPoints([point(200, 150), point(900, 400)], elements, SCREEN);
   assert.equal(inWelcome?.element?.label, "Welcome");
   assert.equal(inBanner?.element?.label, "Banner");
 });
 
-test("snapPoints snaps a point just outside an element to the nearest one", () => {
-  const [snap] = snapPoints([point(865, 2250)], chat(), SCREEN);
-  assert.equal(snap?.inside, false);
-  assert.equal(snap?.element?.label, "Type a message");
-  assert.equal(snap?.distance, 6);
+test("snapPoints prefers a labelled child to a scrolling strip around it: the strip is swiped", () => {
+  const elements = usefulElements(parseUiTree(
+    `<hierarchy><node bounds="[0,0][1080,2400]"><node content-desc="Photos" scrollable="true" bounds="[0,1000][1080,1400]">` +
+      `<node content-desc="Beach" bounds="[40,1040][340,1360]"/></node></node></hierarchy>`,
+  ));
+  const [snap] = snapPoints([point(200, 1200)], elements, SCREEN);
+  assert.equal(snap?.element?.label, "Beach");
 });
 
-test("snapPoints finds no element when the nearest is beyond 15% of the screen diagonal", () => {
-  const elements = usefulElements(parseUiTree(
-    `<hierarchy><node bounds="[0,0][1080,2400]"><node text="Far" clickable="true" bounds="[0,0][100,100]"/>` +
-      `</node></hierarchy>`,
-  ));
-  const radius = 0.15 * Math.hypot(1080, 2400); // ≈ 395 px
-  const [near, far] = snapPoints([point(99 + 390, 50), point(99 + 400, 50)], elements, SCREEN);
-  assert.equal(near?.element?.label, "Far");
-  assert.ok((near?.distance ?? Infinity) <= radius);
-  assert.deepEqual(far, { point: point(499, 50), element: null, inside: false, distance: 0 });
+test("snapPoints: a point on an icon snaps to it, and one just below it to it too", () => {
+  const [on, below] = snapPoints([point(144, 470), point(135, 660)], launcher(), SCREEN);
+  assert.equal(on?.element?.label, "Notes");
+  assert.equal(on?.inside, true);
+  assert.deepEqual(on?.tap, { x: 135, y: 477 });
+  assert.equal(below?.element?.label, "Notes");
+  assert.equal(below?.inside, false);
+  assert.equal(below?.distance, 19); // bounds end at y 641 (exclusive 642)
+  assert.deepEqual(below?.tap, { x: 135, y: 477 });
+});
+
+test("snapPoints never snaps to a full-screen container: the point is tapped where it is", () => {
+  // Issue 11: (60,30), in the status bar, snapped to "workspace" 42 px away and tapped (540,1176),
+  // 1,150 px from the point the model named. Inside the workspace's empty middle is no better.
+  const snaps = snapPoints([point(60, 30), point(540, 1200)], launcher(), SCREEN);
+  assert.deepEqual(snaps, [none(60, 30), none(540, 1200)]);
+  assert.deepEqual(formatSnapLines(snaps), [
+    "(60,30) → no element here: tap the point itself (60,30)",
+    "(540,1200) → no element here: tap the point itself (540,1200)",
+  ]);
+});
+
+test("snapPoints leaves a point far from every element where it is", () => {
+  // 359 px below the icons, 1,648 px above the dock: nothing is near enough to stand for it.
+  assert.deepEqual(snapPoints([point(400, 1000)], launcher(), SCREEN), [none(400, 1000)]);
+});
+
+test("snapPoints between two elements takes the nearer only when its centre is close to the point", () => {
+  // (865,2250) lies 6 px right of the message field, whose centre is 425 px away, and 15 px left
+  // of Send. Tapping the field's far centre is not where the model pointed, and Send is not the
+  // nearest: the point is tapped as it is. (873,2250) is nearest Send, 97 px from its centre.
+  const [gap, nearSend] = snapPoints([point(865, 2250), point(873, 2250)], chat(), SCREEN);
+  assert.deepEqual(gap, none(865, 2250));
+  assert.equal(nearSend?.element?.label, "Send");
+  assert.equal(nearSend?.distance, 7);
+  assert.deepEqual(nearSend?.tap, { x: 970, y: 2250 });
+});
+
+test("snapPoints scales how far beside an element a point may be with the screen", () => {
+  // 41 px right of a button: within 5% of a 1080-px short side (54 px), not of a 720-px one (36).
+  const tree =
+    `<hierarchy><node bounds="[0,0][1080,2400]"><node text="OK" clickable="true" bounds="[100,100][300,200]"/></node></hierarchy>`;
+  const [big] = snapPoints([point(340, 150)], usefulElements(parseUiTree(tree)), SCREEN);
+  assert.equal(big?.element?.label, "OK");
+  assert.equal(big?.distance, 41);
+  const small = { width: 720, height: 1600 };
+  const [phone] = snapPoints([point(340, 150)], usefulElements(parseUiTree(tree)), small);
+  assert.deepEqual(phone, none(340, 150));
 });
 
 test("snapPoints ignores layout plumbing when given a bare parse", () => {
   const elements = parseUiTree(chatXml);
-  const [snap] = snapPoints([point(540, 2390)], elements, SCREEN);
+  const [snap] = snapPoints([point(540, 2330)], elements, SCREEN);
   assert.notEqual(snap?.element?.resourceId, "android:id/content");
   assert.equal(snap?.element?.label, "Type a message");
 });
 
-test("snapPoints with no elements snaps nothing", () => {
-  assert.deepEqual(snapPoints([point(1, 1)], [], SCREEN), [
-    { point: point(1, 1), element: null, inside: false, distance: 0 },
-  ]);
+test("snapPoints with no elements taps each point itself", () => {
+  assert.deepEqual(snapPoints([point(1, 1)], [], SCREEN), [none(1, 1)]);
   assert.deepEqual(snapPoints([], chat(), SCREEN), []);
 });
 
@@ -230,22 +291,18 @@ test("snapPoints with no elements snaps nothing", () => {
 
 test("formatSnapLines says where to tap for each point", () => {
   const points = extractPoints(
-    "Send (950, 2250); field edge (865, 2250); corner (700, 1990)",
+    "Send (950, 2250); field edge (859, 2310); corner (700, 1990)",
     SCREEN,
   );
   const elements = usefulElements(parseUiTree(
     `<hierarchy><node bounds="[0,0][1080,2400]"><node text="Say &quot;hi&quot;" clickable="true" bounds="[880,2200][1060,2300]"/>` +
-      `<node text="Type" class="a.EditText" bounds="[20,2200][860,2300]"/></node></hierarchy>`,
+      `<node text="Type" class="a.EditText" bounds="[620,2200][860,2300]"/></node></hierarchy>`,
   ));
   assert.deepEqual(formatSnapLines(snapPoints(points, elements, SCREEN)), [
     `(950,2250) → "Say \\"hi\\"" @ [880,2200][1060,2300] tap (970,2250)`,
-    `(865,2250) → nearest "Type", 6 px away @ [20,2200][860,2300] tap (440,2250)`,
-    `(700,1990) → nearest "Type", 210 px away @ [20,2200][860,2300] tap (440,2250)`,
+    `(859,2310) → nearest "Type", 11 px away @ [620,2200][860,2300] tap (740,2250)`,
+    `(700,1990) → no element here: tap the point itself (700,1990)`,
   ]);
-  assert.deepEqual(
-    formatSnapLines([{ point: point(10, 10), element: null, inside: false, distance: 0 }]),
-    ["(10,10) → no element nearby"],
-  );
 });
 
 // --- buildVisionPrompt -------------------------------------------------------------------------
