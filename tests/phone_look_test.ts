@@ -152,7 +152,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "points the answer names snap to the element under them, the nearest one, or none",
+  name: "points the answer names snap to the element under them, one just beside them, or none",
   permissions: "none",
   fn() {
     const answer = "Send is at (970, 2250).\nThe title is at (220, 90).\nNothing at (540, 1200).";
@@ -173,7 +173,7 @@ Deno.test({
         "[points]",
         '(970,2250) → "Send" @ [880,2200][1060,2300] tap (970,2250)',
         '(220,90) → nearest "Chats", 10 px away @ [40,100][400,200] tap (220,150)',
-        "(540,1200) → no element nearby",
+        "(540,1200) → no element here: tap the point itself (540,1200)",
       ].join("\n"),
     );
     const [typeField, send, chats] = TREE_ELEMENTS;
