@@ -19,7 +19,6 @@ import {
   type UiElement,
   usefulElements,
 } from "../ui_tree.ts";
-import type { Vision } from "../vision/route.ts";
 import { agentMessage, defineTool, LOOKS_ONLY, type ToolDeps } from "./tool.ts";
 
 /** How one channel ended: its value, or why it failed, already worded for the agent. */
@@ -36,9 +35,8 @@ export interface Seen {
   saved: string | undefined;
 }
 
-/** Step 1's result: both channels' outcomes, and the route the vision one used. */
+/** Step 1's result: both channels' outcomes. */
 export interface LookOutcomes {
-  route: Vision["route"];
   vision: Outcome<Seen>;
   /** Every element of the dump. */
   tree: Outcome<UiElement[]>;
@@ -46,12 +44,21 @@ export interface LookOutcomes {
 
 /** The outcomes fused: the screen both channels are placed on, the tree summary, the snaps. */
 export interface Look {
-  route: Vision["route"];
   vision: Outcome<Seen>;
   tree: Outcome<{ lines: string[]; elements: UiElement[] }>;
   screen: Size | undefined;
   snaps: SnappedPoint[];
 }
+
+/**
+ * What the text shows at most, so the largest look stays far below what clients accept (Claude
+ * Code cuts a tool result near 25,000 tokens; tests/phone_look_size_test.ts measures the worst
+ * case). The answer is cut for display only: its points are still read from all of it.
+ */
+export const ANSWER_SHOWN_MAX = 6_000;
+/** ui_tree.ts keeps 80 graphemes, but one grapheme can hold any number of combining marks. */
+export const LABEL_SHOWN_MAX = 100;
+export const POINTS_SHOWN_MAX = 20;
 
 /** The message of a channel's failure: ours are written for the agent; others are summarised. */
 function reasonOf(error: unknown): string {
@@ -97,7 +104,7 @@ async function gatherLook(deps: ToolDeps, question: string | undefined): Promise
     ? settle(see(deps, question))
     : Promise.resolve({ ok: false, reason: unavailable });
   const [vision, elements] = await Promise.all([seen, tree]);
-  return { route: deps.vision.route, vision, tree: elements };
+  return { vision, tree: elements };
 }
 
 /** The screen's extent from the tree's root nodes, for when no screenshot was taken. */
@@ -110,34 +117,73 @@ function treeExtent(elements: UiElement[]): Size | undefined {
   };
 }
 
+/**
+ * `text` cut to at most `max` UTF-16 units, ending in "…": on a grapheme boundary, so no emoji
+ * or accented letter is split, unless one grapheme alone is longer (a letter under thousands of
+ * combining marks), which is then cut between code points.
+ */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  for (
+    const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)
+  ) {
+    if (end + segment.length > max - 1) break;
+    end += segment.length;
+  }
+  if (end === 0) {
+    end = max - 1;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+  }
+  return `${text.slice(0, end).trimEnd()}…`;
+}
+
+function shownLabel(e: UiElement): UiElement {
+  return e.label.length > LABEL_SHOWN_MAX ? { ...e, label: clip(e.label, LABEL_SHOWN_MAX) } : e;
+}
+
 /** Step 2 (pure): places both channels on one screen, summarises the tree, snaps the answer's points. */
-export function fuseLook({ route, vision, tree }: LookOutcomes): Look {
+export function fuseLook({ vision, tree }: LookOutcomes): Look {
   const screen = vision.ok ? vision.value.screen : tree.ok ? treeExtent(tree.value) : undefined;
+  const elements = tree.ok ? tree.value.map(shownLabel) : [];
   // Snap against every useful element, not only the SUMMARY_MAX the summary shows.
   const snaps = vision.ok && tree.ok && screen
     ? snapPoints(
       extractPoints(vision.value.answer, screen),
-      usefulElements(tree.value, screen),
+      usefulElements(elements, screen),
       screen,
     )
     : [];
   return {
-    route,
     vision,
-    tree: tree.ok ? { ok: true, value: summarizeUiTree(tree.value, SUMMARY_MAX, screen) } : tree,
+    tree: tree.ok ? { ok: true, value: summarizeUiTree(elements, SUMMARY_MAX, screen) } : tree,
     screen,
     snaps,
   };
 }
 
-/** Step 3a (pure): the text the agent reads, in sections [vision], [ui-tree], [points]. */
-export function lookText({ vision, tree, snaps }: Look): string {
+/** The vision section's lines: the answer as shown, and why it was cut or how it was captured. */
+function visionLines(seen: Seen): string[] {
+  const answer = seen.answer.trim();
+  const shown = clip(answer, ANSWER_SHOWN_MAX);
+  return [
+    shown,
+    shown !== answer &&
+    `(answer cut to its first ${ANSWER_SHOWN_MAX} of ${answer.length} characters; ask a narrower question to see the rest)`,
+    seen.note && `(note: ${seen.note})`,
+  ].filter((line): line is string => Boolean(line));
+}
+
+/**
+ * Step 3 (pure): the text the agent reads: the screen size, then sections [vision], [ui-tree]
+ * and [points], then where the screenshot was kept.
+ */
+export function lookText({ vision, tree, screen, snaps }: Look): string {
   const sections = [
+    ...(screen ? [`Screen: ${screen.width}×${screen.height} device pixels.`, ""] : []),
     "[vision]",
-    vision.ok
-      ? [vision.value.answer.trim(), vision.value.note && `(note: ${vision.value.note})`]
-        .filter(Boolean).join("\n")
-      : `Vision unavailable: ${vision.reason}`,
+    ...(vision.ok ? visionLines(vision.value) : [`Vision unavailable: ${vision.reason}`]),
     "",
     "[ui-tree]",
     !tree.ok
@@ -146,71 +192,23 @@ export function lookText({ vision, tree, snaps }: Look): string {
       ? tree.value.lines.join("\n")
       : "No labelled or interactive elements on this screen.",
   ];
-  if (snaps.length > 0) sections.push("", "[points]", ...formatSnapLines(snaps));
+  if (snaps.length > 0) {
+    sections.push("", "[points]", ...formatSnapLines(snaps.slice(0, POINTS_SHOWN_MAX)));
+    const more = snaps.length - POINTS_SHOWN_MAX;
+    if (more > 0) sections.push(`(${more} more points in the answer not shown)`);
+  }
   if (vision.ok && vision.value.saved) sections.push("", vision.value.saved);
   return sections.join("\n");
 }
 
-interface Box {
-  label: string;
-  bounds: [number, number, number, number];
-  center: { x: number; y: number };
-  clickable: boolean;
-}
-
-function box(e: UiElement): Box {
-  return {
-    label: e.label,
-    bounds: [e.bounds.x1, e.bounds.y1, e.bounds.x2, e.bounds.y2],
-    center: e.center,
-    clickable: e.clickable,
-  };
-}
-
-/** structuredContent: the same look as data. A type alias, so it fits CallToolResult's record. */
-export type LookData = {
-  screen: Size | null;
-  vision:
-    | { ok: true; route: Vision["route"]; answer: string }
-    | { ok: false; route: Vision["route"]; error: string };
-  tree: { ok: true } | { ok: false; error: string };
-  elements: Box[];
-  points: Array<{
-    x: number;
-    y: number;
-    text: string;
-    element: Box | null;
-    inside: boolean;
-    distance: number;
-  }>;
-};
-
-/** Step 3b (pure): the structured result. */
-export function lookData({ route, vision, tree, screen, snaps }: Look): LookData {
-  return {
-    screen: screen ?? null,
-    vision: vision.ok
-      ? { ok: true, route, answer: vision.value.answer }
-      : { ok: false, route, error: vision.reason },
-    tree: tree.ok ? { ok: true } : { ok: false, error: tree.reason },
-    elements: tree.ok ? tree.value.elements.map(box) : [],
-    points: snaps.map((s) => ({
-      x: s.point.x,
-      y: s.point.y,
-      text: s.point.text,
-      element: s.element ? box(s.element) : null,
-      inside: s.inside,
-      distance: s.distance,
-    })),
-  };
-}
-
-/** Steps 2 and 3 together: the tool result; an error only when both channels failed. */
+/**
+ * Steps 2 and 3 together: the tool result; an error only when both channels failed. No
+ * structuredContent: Claude Code and Codex show the model only that when it is present,
+ * dropping the text (README, "Why phone_look returns text only").
+ */
 export function lookResult(outcomes: LookOutcomes): CallToolResult {
-  const look = fuseLook(outcomes);
   return {
-    content: [{ type: "text", text: lookText(look) }],
-    structuredContent: lookData(look),
+    content: [{ type: "text", text: lookText(fuseLook(outcomes)) }],
     ...(!outcomes.vision.ok && !outcomes.tree.ok ? { isError: true } : {}),
   };
 }
@@ -219,7 +217,7 @@ export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
   description:
-    "See the phone's screen. Returns [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the tree element under or nearest to it, with the center to tap. structuredContent carries the same as data.",
+    "See the phone's screen. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the tree element under or nearest to it, with the center to tap.",
   inputSchema: z.object({
     question: z.string().max(2000).optional().describe(
       'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',
