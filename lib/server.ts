@@ -1,10 +1,15 @@
 // createServer(deps): the MCP server with phone-eye's tool list registered; no I/O of its own.
 // Maps every failure to a readable tool result (isError) so the agent never sees a stack trace.
 
-import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  McpServer,
+  type ProgressNotification,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { VERSION } from "./config.ts";
 import { TOOLS } from "./tools/index.ts";
-import { agentMessage, errorResult, type ToolDeps } from "./tools/tool.ts";
+import { agentMessage, errorResult, type ToolCall, type ToolDeps } from "./tools/tool.ts";
 
 export const INSTRUCTIONS =
   `phone-eye drives one real Android phone. Work in a loop: look → act → look.
@@ -27,6 +32,24 @@ function failureResult(tool: string, error: unknown, deps: ServerDeps): CallTool
   return errorResult(`${tool} failed unexpectedly: ${detail}`);
 }
 
+/**
+ * The call's cancellation signal, and progress reporting when the client sent a progress token
+ * (`_meta.progressToken`): the notification then carries that token, as the protocol requires.
+ */
+function toolCall(ctx: ServerContext): ToolCall {
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    signal: ctx.mcpReq.signal,
+    progress: token === undefined ? undefined : (update) =>
+      ctx.mcpReq.notify(
+        {
+          method: "notifications/progress",
+          params: { ...update, progressToken: token },
+        } satisfies ProgressNotification,
+      ),
+  };
+}
+
 export function createServer(deps: ServerDeps): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
@@ -41,9 +64,9 @@ export function createServer(deps: ServerDeps): McpServer {
         inputSchema: tool.inputSchema,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (args: unknown) => {
+      async (args: unknown, ctx: ServerContext) => {
         try {
-          return await tool.handler(deps, args as never);
+          return await tool.handler(deps, args as never, toolCall(ctx));
         } catch (error) {
           return failureResult(tool.name, error, deps);
         }

@@ -1,5 +1,5 @@
-// phone_look: a vision model's reading of the screen fused with the UI tree's exact bounds.
-// Gathers both channels at once (each fails on its own and says why), then renders them: pure.
+// phone_look: a vision model's reading of the screen fused with the UI tree's exact bounds. Runs
+// both channels at once within a time budget (each fails on its own), then renders text: pure.
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -19,7 +19,7 @@ import {
   type UiElement,
   usefulElements,
 } from "../ui_tree.ts";
-import { agentMessage, defineTool, LOOKS_ONLY, type ToolDeps } from "./tool.ts";
+import { agentMessage, defineTool, LOOKS_ONLY, type ToolCall, type ToolDeps } from "./tool.ts";
 
 /** How one channel ended: its value, or why it failed, already worded for the agent. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -60,6 +60,9 @@ export const ANSWER_SHOWN_MAX = 6_000;
 export const LABEL_SHOWN_MAX = 100;
 export const POINTS_SHOWN_MAX = 20;
 
+/** How often a long look tells a client that asked for progress that it is still at work. */
+export const PROGRESS_EVERY_MS = 5_000;
+
 /** The message of a channel's failure: ours are written for the agent; others are summarised. */
 function reasonOf(error: unknown): string {
   return agentMessage(error) ??
@@ -74,12 +77,49 @@ async function settle<T>(work: Promise<T>): Promise<Outcome<T>> {
   }
 }
 
+/**
+ * `work`'s outcome, or `late()` as soon as `cut` fires. An adb call cannot be stopped from here;
+ * it ends on its own timeout, and nothing reads its result once the look has answered.
+ */
+function settleWithin<T>(
+  work: Promise<T>,
+  cut: AbortSignal,
+  late: () => string,
+): Promise<Outcome<T>> {
+  const settled = settle(work);
+  if (cut.aborted) return Promise.resolve({ ok: false, reason: late() });
+  return new Promise((resolve) => {
+    const onCut = () => resolve({ ok: false, reason: late() });
+    cut.addEventListener("abort", onCut, { once: true });
+    settled.then((outcome) => {
+      cut.removeEventListener("abort", onCut);
+      resolve(outcome);
+    });
+  });
+}
+
+/** Where the vision channel is, for progress messages and for the words when the budget runs out. */
+interface VisionStage {
+  phase: "screenshot" | "vision" | "done";
+  /** How long the screenshot took, once it has arrived. */
+  shotMs?: number;
+}
+
 /** The vision channel: a screenshot, kept if a folder is set, and the model's answer about it. */
 async function see(
   { device, vision, saveShot }: ToolDeps,
   question: string | undefined,
+  cut: AbortSignal,
+  stage: VisionStage,
+  step: (message: string) => void,
 ): Promise<Seen> {
+  const started = Date.now();
   const shot = await captureScreen(device, "take a screenshot for the vision model");
+  // The look has answered without it: neither keep the screenshot nor send it anywhere.
+  if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
+  stage.phase = "vision";
+  stage.shotMs = Date.now() - started;
+  step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
   const image = prepareForVision(shot.image);
   const screen = { width: image.sourceWidth, height: image.sourceHeight };
   const saving = saveShot?.(shot.png ?? encodePng(shot.image));
@@ -87,24 +127,143 @@ async function see(
     const answer = await vision.describe(
       { bytes: image.bytes, mimeType: image.mimeType, width: image.width, height: image.height },
       buildVisionPrompt(question, screen, image),
+      cut,
     );
     return { answer, screen, note: shot.note, saved: await saving };
   } finally {
+    stage.phase = "done";
     // saveShot never throws; waiting for it when vision fails too leaves no write running after the look.
     await saving;
   }
 }
 
-/** Step 1: runs both channels at once; neither's failure stops the other. */
-async function gatherLook(deps: ToolDeps, question: string | undefined): Promise<LookOutcomes> {
-  const tree = settle(readUiTree(deps.device, "read the UI tree"));
+/** `work` itself, after telling `done` whether it succeeded. */
+function announce<T>(work: Promise<T>, done: (ok: boolean) => void): Promise<T> {
+  return work.then(
+    (value) => (done(true), value),
+    (error) => {
+      done(false);
+      throw error;
+    },
+  );
+}
+
+/** "45 s", "0.3 s": budgets and durations as the agent reads them. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/**
+ * Progress for a client that sent a progress token: each step as it happens, and every `everyMs`
+ * what the look still waits for. `progress` is milliseconds since the start out of the budget,
+ * made strictly increasing as the protocol requires.
+ */
+export function lookProgress(
+  report: ToolCall["progress"],
+  budgetMs: number,
+  waitingFor: () => string,
+  everyMs: number = PROGRESS_EVERY_MS,
+): { step(message: string): void; stop(): Promise<void> } {
+  const started = Date.now();
+  let last = -1;
+  let stopped = false;
+  const sent: Promise<void>[] = [];
+  const step = (message: string) => {
+    // A channel cut by the budget may finish after the result: the client no longer listens.
+    if (!report || stopped) return;
+    last = Math.max(last + 1, Date.now() - started);
+    // A client that went away must not fail the look.
+    sent.push(report({ progress: last, total: budgetMs, message }).catch(() => {}));
+  };
+  const timer = report === undefined ? undefined : setInterval(
+    () =>
+      step(
+        `waiting for ${waitingFor()} (${seconds(Date.now() - started)} of ${seconds(budgetMs)})`,
+      ),
+    everyMs,
+  );
+  return {
+    step,
+    /** Stops the heartbeat and waits for the notifications sent, so none trails the result. */
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(timer);
+      await Promise.all(sent);
+    },
+  };
+}
+
+/**
+ * Step 1: runs both channels at once; neither's failure stops the other. The look answers within
+ * deps.lookBudgetMs whatever the phone or the vision server do: at the budget the vision call is
+ * aborted and a channel still running is reported as late, so the agent keeps what did arrive.
+ */
+async function gatherLook(
+  deps: ToolDeps,
+  question: string | undefined,
+  call: ToolCall,
+): Promise<LookOutcomes> {
+  const budgetMs = deps.lookBudgetMs;
+  const budget = seconds(budgetMs);
+  const cut = new AbortController();
+  const timer = setTimeout(() => cut.abort(), budgetMs);
+  const cancel = () => cut.abort();
+  if (call.signal.aborted) cancel();
+  else call.signal.addEventListener("abort", cancel, { once: true });
+  const cancelled = "the client cancelled the look";
+
   // Without a route there is nothing to show a screenshot to, so none is taken.
   const unavailable = deps.vision.unavailable;
-  const seen: Promise<Outcome<Seen>> = unavailable === undefined
-    ? settle(see(deps, question))
-    : Promise.resolve({ ok: false, reason: unavailable });
-  const [vision, elements] = await Promise.all([seen, tree]);
-  return { vision, tree: elements };
+  const stage: VisionStage = { phase: unavailable === undefined ? "screenshot" : "done" };
+  let treeDone = false;
+  const progress = lookProgress(call.progress, budgetMs, () =>
+    [
+      treeDone ? "" : "the UI tree",
+      stage.phase === "screenshot" ? "the screenshot" : "",
+      stage.phase === "vision" ? "the vision model" : "",
+    ].filter(Boolean).join(" and "));
+  progress.step(
+    unavailable === undefined
+      ? "reading the UI tree and taking a screenshot"
+      : "reading the UI tree",
+  );
+
+  try {
+    const tree = settleWithin(
+      announce(readUiTree(deps.device, "read the UI tree"), (ok) => {
+        treeDone = true;
+        progress.step(ok ? "UI tree read" : "UI tree failed");
+      }),
+      cut.signal,
+      () =>
+        call.signal.aborted
+          ? cancelled
+          : `Cannot read the UI tree: uiautomator gave no answer within the look's ${budget} budget (the phone is busy or its link is slow); look again, or check the phone`,
+    );
+    const seen: Promise<Outcome<Seen>> = unavailable === undefined
+      ? settleWithin(
+        announce(
+          see(deps, question, cut.signal, stage, progress.step),
+          (ok) => progress.step(ok ? "vision model answered" : "vision failed"),
+        ),
+        cut.signal,
+        () =>
+          call.signal.aborted
+            ? cancelled
+            : stage.phase === "screenshot"
+            ? `Cannot take a screenshot for the vision model: none arrived within the look's ${budget} budget (the phone is busy or its link is slow), so the model was not asked; look again, or use phone_shot`
+            : `The vision model at ${deps.vision.endpoint} gave no answer within the look's ${budget} budget (the screenshot took ${
+              seconds(stage.shotMs ?? 0)
+            } of it); look again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS (the budget grows with it) and your client's tool timeout to match`,
+      )
+      : Promise.resolve({ ok: false, reason: unavailable });
+    const [vision, elements] = await Promise.all([seen, tree]);
+    return { vision, tree: elements };
+  } finally {
+    clearTimeout(timer);
+    call.signal.removeEventListener("abort", cancel);
+    await progress.stop();
+  }
 }
 
 /** The screen's extent from the tree's root nodes, for when no screenshot was taken. */
@@ -224,7 +383,7 @@ export const phoneLook = defineTool({
     ),
   }),
   annotations: LOOKS_ONLY,
-  async handler(deps, { question }) {
-    return lookResult(await gatherLook(deps, question));
+  async handler(deps, { question }, call) {
+    return lookResult(await gatherLook(deps, question, call));
   },
 });
