@@ -82,6 +82,7 @@ function serve(config: Config): void {
   const deps = {
     ...world(config),
     saveShot: shotSaver(config.shotsDir),
+    lookBudgetMs: config.lookBudgetMs,
     logError: (m: string) => writeErr(`phone-eye: ${m}`),
   };
   serveStdio(() => createServer(deps), {

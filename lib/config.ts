@@ -19,6 +19,15 @@ export const VERSION: string = denoJson.version;
 export type { EnvVar } from "./env_vars.ts";
 export type ReadEnv = (name: EnvVar) => string | undefined;
 
+/**
+ * The longest a phone_look runs before it answers with whatever has arrived. Claude Code gives
+ * up on a tool call after 60 s by default (MCP_TOOL_TIMEOUT; ANDROID.md, "MCP clients"), and a
+ * look that times out in the client loses the UI tree along with the vision answer.
+ */
+export const DEFAULT_LOOK_BUDGET_MS = 45_000;
+/** What a look keeps for the screenshot (usually under a second) ahead of the vision call. */
+export const SCREENSHOT_ALLOWANCE_MS = 15_000;
+
 export type VisionConfig =
   | {
     route: "direct";
@@ -38,6 +47,8 @@ export interface Config {
   vision: VisionConfig;
   /** Folder where screenshots are kept; undefined = screenshots never touch disk. */
   shotsDir: string | undefined;
+  /** How long phone_look may run before it answers with what has arrived (lookBudgetMs). */
+  lookBudgetMs: number;
 }
 
 export type Command = "serve" | "help" | "version" | "doctor";
@@ -101,12 +112,24 @@ export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
       }: use the serial "adb devices" prints, or ip:port for Wi-Fi`,
     );
   }
+  const vision = loadVisionConfigOrProblem(readEnv);
   return {
     serial,
     adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
-    vision: loadVisionConfigOrProblem(readEnv),
+    vision,
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
+    lookBudgetMs: lookBudgetMs(vision),
   };
+}
+
+/**
+ * A look's budget: DEFAULT_LOOK_BUDGET_MS, or more when PHONE_EYE_VISION_TIMEOUT_MS was raised
+ * for a slow model, so that setting still buys the model its time (the user then raises the
+ * client's tool timeout too, as the README says).
+ */
+export function lookBudgetMs(vision: VisionConfig): number {
+  const visionMs = vision.route === "none" ? 0 : vision.timeoutMs;
+  return Math.max(DEFAULT_LOOK_BUDGET_MS, visionMs + SCREENSHOT_ALLOWANCE_MS);
 }
 
 /**

@@ -5,7 +5,11 @@ export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_MODEL = "gpt-4o-mini";
 export const DEFAULT_VISION_TOOL = "describe_image";
 export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
-export const DEFAULT_VISION_TIMEOUT_MS = 60_000;
+/**
+ * Short enough that the screenshot and the vision call fit config.ts's DEFAULT_LOOK_BUDGET_MS
+ * together: a hung vision server then costs the agent 30 s, not the whole look.
+ */
+export const DEFAULT_VISION_TIMEOUT_MS = 30_000;
 
 /** One variable phone-eye reads. Text may hold `code` spans: the README keeps them, --help not. */
 export interface EnvVarDoc {

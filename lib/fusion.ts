@@ -24,7 +24,8 @@ export interface SnappedPoint {
 export const MAX_POINTS = 20;
 
 /**
- * How much of a vision answer is read for points and shown to the agent, in UTF-16 code units.
+ * How much of a vision answer is read for points, in UTF-16 code units (phone_look shows less:
+ * its ANSWER_SHOWN_MAX).
  * An answer that names 20 places in prose is ~3,000; a model that echoes or loops can send
  * megabytes, and every character read is CPU the other tools wait for.
  */
@@ -35,16 +36,6 @@ function answerHead(answer: string, max: number): string {
   if (answer.length <= max) return answer;
   const last = answer.charCodeAt(max - 1);
   return answer.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
-
-/**
- * The vision answer as the agent reads it: trimmed, and cut after MAX_ANSWER_CHARS with a line
- * that says so, e.g. "(vision answer cut at 8000 characters)". extractPoints reads the same part.
- */
-export function visionAnswerText(answer: string): string {
-  const head = answerHead(answer, MAX_ANSWER_CHARS);
-  if (head.length === answer.length || !/\S/.test(answer.slice(head.length))) return answer.trim();
-  return `${head.trim()}\n(vision answer cut at ${head.length} characters)`;
 }
 
 // --- the coordinate scanner ---------------------------------------------------------------------
@@ -210,7 +201,7 @@ function* findCoordinates(text: string): Generator<Found> {
  * The coordinates a vision model wrote in its answer — "(540, 1200)", "[540,1200]",
  * "x=540, y=1200", "at 540,1200", and boxes "[x1,y1][x2,y2]" or "(x1, y1, x2, y2)" as their
  * centre — in device pixels, inside the screen, without duplicates, at most MAX_POINTS. Reads the
- * first `maxChars` characters (MAX_ANSWER_CHARS: the part visionAnswerText shows), in time linear
+ * first `maxChars` characters (MAX_ANSWER_CHARS), in time linear
  * in their number.
  */
 export function extractPoints(

@@ -228,7 +228,7 @@ Deno.test({
     ]);
     assert.deepEqual(
       vars.filter((v) => v.format === "number").map((v) => [v.name, v.default]),
-      [["PHONE_EYE_ADB_TIMEOUT_MS", "20000"], ["PHONE_EYE_VISION_TIMEOUT_MS", "60000"]],
+      [["PHONE_EYE_ADB_TIMEOUT_MS", "20000"], ["PHONE_EYE_VISION_TIMEOUT_MS", "30000"]],
     );
 
     const good = bundles[0] ?? assert.fail();

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { ConfigError, type EnvVar, loadConfig, parseCommandLine, USAGE } from "../lib/config.ts";
+import {
+  ConfigError,
+  DEFAULT_LOOK_BUDGET_MS,
+  type EnvVar,
+  loadConfig,
+  parseCommandLine,
+  USAGE,
+} from "../lib/config.ts";
 import { DEFAULT_ADB_TIMEOUT_MS, DEFAULT_MODEL, ENV_TABLE, envUsage } from "../lib/env_vars.ts";
 import { NAMED_KEYS, resolveKey } from "../lib/keys.ts";
 
@@ -14,7 +21,7 @@ Deno.test({
       baseUrl: "https://api.openai.com/v1",
       apiKey: "sk-x",
       model: "gpt-4o-mini",
-      timeoutMs: 60_000,
+      timeoutMs: 30_000,
     });
     const keyless = loadConfig(env({ PHONE_EYE_VISION_BASE_URL: "http://127.0.0.1:8080/v1/" }));
     assert.equal(keyless.vision.route, "direct");
@@ -26,9 +33,32 @@ Deno.test({
       route: "mcp",
       url: "http://10.0.0.5:9000/mcp",
       tool: "describe_image",
-      timeoutMs: 60_000,
+      timeoutMs: 30_000,
     });
     assert.deepEqual(loadConfig(env({})).vision, { route: "none" });
+  },
+});
+
+Deno.test({
+  name:
+    "a look's budget is 45 s, so it answers before Claude Code's 60 s, and grows with a raised vision timeout",
+  permissions: "none",
+  fn() {
+    assert.equal(DEFAULT_LOOK_BUDGET_MS, 45_000);
+    // Defaults: a 30 s vision call after a screenshot fits the 45 s budget.
+    assert.equal(loadConfig(env({ PHONE_EYE_VISION_API_KEY: "k" })).lookBudgetMs, 45_000);
+    assert.equal(loadConfig(env({})).lookBudgetMs, 45_000);
+    assert.equal(
+      loadConfig(env({ PHONE_EYE_VISION_URL: "http://h/mcp", PHONE_EYE_VISION_TIMEOUT_MS: "5000" }))
+        .lookBudgetMs,
+      45_000,
+    );
+    // A slow local model keeps the time its user gave it, plus the screenshot's allowance.
+    assert.equal(
+      loadConfig(env({ PHONE_EYE_VISION_API_KEY: "k", PHONE_EYE_VISION_TIMEOUT_MS: "120000" }))
+        .lookBudgetMs,
+      135_000,
+    );
   },
 });
 

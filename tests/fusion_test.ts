@@ -6,7 +6,6 @@ import {
   MAX_ANSWER_CHARS,
   type Point,
   snapPoints,
-  visionAnswerText,
 } from "../lib/fusion.ts";
 import { parseUiTree, type UiElement, usefulElements } from "../lib/ui_tree.ts";
 import { adversarialAnswers, extractPointsByRegex } from "./fixtures/coordinate_answers.ts";
@@ -142,29 +141,6 @@ test("extractPoints reads only the first MAX_ANSWER_CHARS characters of an answe
     500,
     600,
   ]]);
-});
-
-test("visionAnswerText cuts a long answer and says where, and leaves a short one whole", () => {
-  assert.equal(
-    visionAnswerText("  The Send button is at (540, 1200).\n"),
-    "The Send button is at (540, 1200).",
-  );
-  const long = "a".repeat(MAX_ANSWER_CHARS + 5_000);
-  assert.equal(
-    visionAnswerText(long),
-    `${"a".repeat(MAX_ANSWER_CHARS)}\n(vision answer cut at ${MAX_ANSWER_CHARS} characters)`,
-  );
-  // Only whitespace past the cap: nothing the agent would miss, so no note.
-  const padded = "b".repeat(MAX_ANSWER_CHARS - 1) + " ".repeat(100);
-  assert.equal(visionAnswerText(padded), "b".repeat(MAX_ANSWER_CHARS - 1));
-});
-
-test("visionAnswerText never cuts an emoji in half", () => {
-  const answer = "a".repeat(MAX_ANSWER_CHARS - 1) + "👋" + "more text";
-  const text = visionAnswerText(answer);
-  assert.ok(text.startsWith(`${"a".repeat(MAX_ANSWER_CHARS - 1)}\n`), text.slice(-60));
-  assert.match(text, new RegExp(`cut at ${MAX_ANSWER_CHARS - 1} characters\\)$`));
-  assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(text), "no lone high surrogate");
 });
 
 // --- snapPoints --------------------------------------------------------------------------------

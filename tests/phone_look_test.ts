@@ -1,16 +1,20 @@
 // phone_look's pure steps with scripted outcomes, no phone and no vision server: how the two
-// channels' results (or failures) become the text the agent reads and the structured data.
+// channels' results (or failures) become the text the agent reads, and what the text shows at most.
 
 import assert from "node:assert/strict";
 import {
+  ANSWER_SHOWN_MAX,
+  clip,
   fuseLook,
-  lookData,
+  type Look,
   type LookOutcomes,
   lookResult,
   lookText,
+  POINTS_SHOWN_MAX,
   type Seen,
 } from "../lib/tools/phone_look.ts";
 import { parseUiTree } from "../lib/ui_tree.ts";
+import { MAX_ANSWER_CHARS } from "../lib/fusion.ts";
 
 const node = (attrs: string, children = "") =>
   `<node index="0" text="" resource-id="" class="android.view.View" package="com.example.chat" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" ${attrs}${
@@ -41,20 +45,11 @@ const BARE = parseUiTree(
 );
 
 const SCREEN = { width: 1080, height: 2400 };
+const SCREEN_LINE = "Screen: 1080×2400 device pixels.";
 const TREE_LINES = [
   "Type a message @ [20,2200][860,2300]",
   "Send @ [880,2200][1060,2300]",
   "Chats @ [40,100][400,200]",
-];
-const TREE_ELEMENTS = [
-  {
-    label: "Type a message",
-    bounds: [20, 2200, 860, 2300],
-    center: { x: 440, y: 2250 },
-    clickable: true,
-  },
-  { label: "Send", bounds: [880, 2200, 1060, 2300], center: { x: 970, y: 2250 }, clickable: true },
-  { label: "Chats", bounds: [40, 100, 400, 200], center: { x: 220, y: 150 }, clickable: false },
 ];
 const VISION_DOWN =
   "Cannot reach http://127.0.0.1:8080: connection refused; is the vision server running?";
@@ -69,29 +64,20 @@ function seen(answer: string, extra: Partial<Seen> = {}): LookOutcomes["vision"]
 }
 
 Deno.test({
-  name:
-    "both channels fail: each says why, nothing is placed on a screen, and the result is an error",
+  name: "both channels fail: each says why, no screen is named, and the result is an error",
   permissions: "none",
   fn() {
     const outcomes: LookOutcomes = {
-      route: "direct",
       vision: { ok: false, reason: VISION_DOWN },
       tree: { ok: false, reason: TREE_DOWN },
     };
-    const result = lookResult(outcomes);
-    assert.deepEqual(result, {
+    // Text only: Claude Code would show the model structuredContent instead of the text.
+    assert.deepEqual(lookResult(outcomes), {
       content: [{
         type: "text",
         text:
           `[vision]\nVision unavailable: ${VISION_DOWN}\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
       }],
-      structuredContent: {
-        screen: null,
-        vision: { ok: false, route: "direct", error: VISION_DOWN },
-        tree: { ok: false, error: TREE_DOWN },
-        elements: [],
-        points: [],
-      },
       isError: true,
     });
   },
@@ -103,25 +89,22 @@ Deno.test({
   permissions: "none",
   fn() {
     const outcomes: LookOutcomes = {
-      route: "none",
       vision: { ok: false, reason: "Vision is not configured." },
       tree: { ok: true, value: CHAT },
     };
     const look = fuseLook(outcomes);
     assert.deepEqual(look.screen, SCREEN);
-    assert.equal(
-      lookText(look),
-      ["[vision]", "Vision unavailable: Vision is not configured.", "", "[ui-tree]", ...TREE_LINES]
-        .join("\n"),
-    );
-    assert.deepEqual(lookData(look), {
-      screen: SCREEN,
-      vision: { ok: false, route: "none", error: "Vision is not configured." },
-      tree: { ok: true },
-      elements: TREE_ELEMENTS,
-      points: [],
-    });
-    assert.equal(lookResult(outcomes).isError, undefined);
+    const text = [
+      SCREEN_LINE,
+      "",
+      "[vision]",
+      "Vision unavailable: Vision is not configured.",
+      "",
+      "[ui-tree]",
+      ...TREE_LINES,
+    ].join("\n");
+    assert.equal(lookText(look), text);
+    assert.deepEqual(lookResult(outcomes), { content: [{ type: "text", text }] });
   },
 });
 
@@ -130,23 +113,15 @@ Deno.test({
   permissions: "none",
   fn() {
     const outcomes: LookOutcomes = {
-      route: "mcp",
       vision: seen("  Send is at (970, 2250).\n"),
       tree: { ok: false, reason: TREE_DOWN },
     };
     const look = fuseLook(outcomes);
+    assert.deepEqual(look.snaps, []);
     assert.equal(
       lookText(look),
-      `[vision]\nSend is at (970, 2250).\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
+      `${SCREEN_LINE}\n\n[vision]\nSend is at (970, 2250).\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
     );
-    assert.deepEqual(lookData(look), {
-      screen: SCREEN,
-      // The structured answer is the model's own text, untrimmed.
-      vision: { ok: true, route: "mcp", answer: "  Send is at (970, 2250).\n" },
-      tree: { ok: false, error: TREE_DOWN },
-      elements: [],
-      points: [],
-    });
     assert.equal(lookResult(outcomes).isError, undefined);
   },
 });
@@ -156,14 +131,12 @@ Deno.test({
   permissions: "none",
   fn() {
     const answer = "Send is at (970, 2250).\nThe title is at (220, 90).\nNothing at (540, 1200).";
-    const look = fuseLook({
-      route: "direct",
-      vision: seen(answer),
-      tree: { ok: true, value: CHAT },
-    });
+    const look = fuseLook({ vision: seen(answer), tree: { ok: true, value: CHAT } });
     assert.equal(
       lookText(look),
       [
+        SCREEN_LINE,
+        "",
         "[vision]",
         answer,
         "",
@@ -176,65 +149,24 @@ Deno.test({
         "(540,1200) → no element here: tap the point itself (540,1200)",
       ].join("\n"),
     );
-    const [typeField, send, chats] = TREE_ELEMENTS;
-    assert.deepEqual(lookData(look), {
-      screen: SCREEN,
-      vision: { ok: true, route: "direct", answer },
-      tree: { ok: true },
-      elements: [typeField, send, chats],
-      points: [
-        {
-          x: 970,
-          y: 2250,
-          text: "Send is at (970, 2250).",
-          element: send,
-          inside: true,
-          distance: 0,
-        },
-        {
-          x: 220,
-          y: 90,
-          text: "The title is at (220, 90).",
-          element: chats,
-          inside: false,
-          distance: 10,
-        },
-        {
-          x: 540,
-          y: 1200,
-          text: "Nothing at (540, 1200).",
-          element: null,
-          inside: false,
-          distance: 0,
-        },
-      ],
-    });
   },
 });
 
 Deno.test({
-  name: "a note from the screenshot fallback follows the answer, and the data leaves it out",
+  name: "a note from the screenshot fallback follows the answer",
   permissions: "none",
   fn() {
     const note =
       '"screencap -p" returned an empty PNG (a known quirk of some MIUI builds), so the raw ' +
       "frame was captured and encoded on the host";
     const look = fuseLook({
-      route: "direct",
       vision: seen("A chat list.", { note }),
       tree: { ok: true, value: BARE },
     });
     assert.equal(
       lookText(look),
-      `[vision]\nA chat list.\n(note: ${note})\n\n[ui-tree]\nNo labelled or interactive elements on this screen.`,
+      `${SCREEN_LINE}\n\n[vision]\nA chat list.\n(note: ${note})\n\n[ui-tree]\nNo labelled or interactive elements on this screen.`,
     );
-    assert.deepEqual(lookData(look), {
-      screen: SCREEN,
-      vision: { ok: true, route: "direct", answer: "A chat list." },
-      tree: { ok: true },
-      elements: [],
-      points: [],
-    });
   },
 });
 
@@ -244,13 +176,14 @@ Deno.test({
   fn() {
     const saved = "Screenshot saved: /home/u/shots/phone-eye-2026-01-01T00-00-00-000Z-1a2b.png";
     const withSave = fuseLook({
-      route: "direct",
       vision: seen("Send is at (970, 2250).", { saved }),
       tree: { ok: true, value: CHAT },
     });
     assert.equal(
       lookText(withSave),
       [
+        SCREEN_LINE,
+        "",
         "[vision]",
         "Send is at (970, 2250).",
         "",
@@ -263,15 +196,13 @@ Deno.test({
         saved,
       ].join("\n"),
     );
-    assert.equal("saved" in lookData(withSave), false);
     const emptySave = fuseLook({
-      route: "direct",
       vision: seen("A chat list.", { saved: "" }),
       tree: { ok: false, reason: TREE_DOWN },
     });
     assert.equal(
       lookText(emptySave),
-      `[vision]\nA chat list.\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
+      `${SCREEN_LINE}\n\n[vision]\nA chat list.\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
     );
   },
 });
@@ -284,11 +215,100 @@ Deno.test({
       `<hierarchy>${node('text="Loading" bounds="[0,0][0,0]"')}</hierarchy>`,
     );
     const look = fuseLook({
-      route: "direct",
       vision: { ok: false, reason: VISION_DOWN },
       tree: { ok: true, value: unsized },
     });
     assert.equal(look.screen, undefined);
-    assert.equal(lookData(look).screen, null);
+    assert.doesNotMatch(lookText(look), /Screen:/);
+  },
+});
+
+Deno.test({
+  name:
+    "a long answer is cut for display only: points past the display cut (within the read cap) are still snapped",
+  permissions: "none",
+  fn() {
+    // 6,750 characters: past ANSWER_SHOWN_MAX, within fusion's MAX_ANSWER_CHARS.
+    const filler = "The feed shows many posts. ".repeat(250);
+    const answer = `${filler}Send is at (970, 2250).`;
+    assert.ok(answer.length > ANSWER_SHOWN_MAX && answer.length < MAX_ANSWER_CHARS);
+    const text = lookText(fuseLook({ vision: seen(answer), tree: { ok: true, value: CHAT } }));
+    const vision = text.slice(text.indexOf("[vision]\n") + 9, text.indexOf("\n\n[ui-tree]"));
+    const [shown, why] = vision.split("\n");
+    assert.ok(shown !== undefined && shown.length <= ANSWER_SHOWN_MAX, String(shown?.length));
+    assert.ok(shown.endsWith("…") && answer.startsWith(shown.slice(0, -1)));
+    assert.equal(
+      why,
+      `(answer cut to its first ${ANSWER_SHOWN_MAX} of ${answer.length} characters; ask a narrower question to see the rest)`,
+    );
+    assert.match(text, /\[points\]\n\(970,2250\) → "Send" @ \[880,2200\]\[1060,2300\] tap/);
+  },
+});
+
+Deno.test({
+  name: "a label longer than the display cap is cut in the tree and in the points alike",
+  permissions: "none",
+  fn() {
+    // 80 graphemes (ui_tree.ts's own cap) of a letter under 30 combining marks: 2,480 units.
+    const zalgo = ("a" + "\u0301".repeat(30)).repeat(80);
+    const tree = parseUiTree(
+      `<hierarchy>${
+        node(
+          `text="${zalgo}" class="android.widget.Button" clickable="true" bounds="[880,2200][1060,2300]"`,
+        )
+      }</hierarchy>`,
+    );
+    const text = lookText(
+      fuseLook({ vision: seen("Send is at (970, 2250)."), tree: { ok: true, value: tree } }),
+    );
+    const line = text.split("\n").find((l) => l.endsWith("@ [880,2200][1060,2300]"));
+    assert.ok(line, text);
+    const label = line.slice(0, -" @ [880,2200][1060,2300]".length);
+    assert.ok(label.length <= 100 && label.endsWith("…"), String(label.length));
+    assert.ok(zalgo.startsWith(label.slice(0, -1)));
+    assert.ok(text.includes(`(970,2250) → ${JSON.stringify(label)} @ [880,2200][1060,2300]`), text);
+  },
+});
+
+Deno.test({
+  name: "more points than the display cap: the first ones are shown and the rest counted",
+  permissions: "none",
+  fn() {
+    const snaps = Array.from({ length: POINTS_SHOWN_MAX + 3 }, (_, i) => ({
+      point: { x: i, y: i, text: `(${i}, ${i})` },
+      element: null,
+      inside: false,
+      distance: 0,
+      tap: { x: i, y: i },
+    }));
+    const look: Look = {
+      vision: seen("many points"),
+      tree: { ok: true, value: { lines: [], elements: [] } },
+      screen: SCREEN,
+      snaps,
+    };
+    const points = lookText(look).split("[points]\n")[1]?.split("\n") ?? [];
+    assert.equal(points.length, POINTS_SHOWN_MAX + 1);
+    assert.equal(points[0], "(0,0) → no element here: tap the point itself (0,0)");
+    assert.equal(points.at(-1), "(3 more points in the answer not shown)");
+  },
+});
+
+Deno.test({
+  name: "clip cuts on grapheme boundaries, and between code points only inside one huge grapheme",
+  permissions: "none",
+  fn() {
+    assert.equal(clip("short", 10), "short");
+    assert.equal(clip("abcdefghijk", 5), "abcd…");
+    // A family emoji is 11 units: it is kept whole or left out, never split.
+    const family = "👨‍👩‍👧‍👦";
+    assert.equal(clip(`ab${family}${family}`, 14), `ab${family}…`);
+    assert.equal(clip(`ab${family}cd`, 12), "ab…");
+    // One grapheme longer than the cap: cut between code points, never inside a surrogate pair.
+    const huge = "e" + "\u0301".repeat(50);
+    assert.equal(clip(huge, 10), `${huge.slice(0, 9)}…`);
+    const astral = "😀" + "\u0301".repeat(20);
+    assert.equal(clip(astral, 4), "😀\u0301…");
+    assert.equal(clip(astral, 2), "…");
   },
 });

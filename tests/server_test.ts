@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { DeviceCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { exited, fakeAdb } from "./helpers/fake_adb.ts";
+import { screenRules } from "./helpers/fake_screen.ts";
 import { loadConfig } from "../lib/config.ts";
 import { INSTRUCTIONS } from "../lib/server.ts";
 import { createVision } from "../lib/vision/vision.ts";
@@ -48,7 +49,7 @@ Deno.test({
       assert.deepEqual([x.type, x.minimum, x.maximum], ["integer", 0, 20000]);
       assert.equal(mcp.client.getInstructions(), INSTRUCTIONS);
       assert.match(INSTRUCTIONS, /look → act → look/);
-      assert.match(INSTRUCTIONS, /snap it to the nearest \[ui-tree\] bounds/);
+      assert.match(INSTRUCTIONS, /use its \[points\] line/);
     } finally {
       await mcp.close();
     }
@@ -184,6 +185,53 @@ Deno.test({
       assert.match(textOf(look), /PHONE_EYE_VISION_BASE_URL/);
       const tap = await mcp.client.callTool({ name: "phone_tap", arguments: { x: 1, y: 1 } });
       assert.equal(tap.isError, undefined, textOf(tap));
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "no tool answers with structuredContent or declares an outputSchema: clients show the content",
+  permissions: "none",
+  async fn() {
+    // Claude Code shows the model only structuredContent when a result has it (dropping the text
+    // and the image), and Cursor refuses a result without it from a tool with an outputSchema.
+    const { device } = fakePhone(screenRules());
+    const mcp = await connectInProcess({ device });
+    try {
+      const { tools } = await mcp.client.listTools();
+      for (const tool of tools) assert.equal(tool.outputSchema, undefined, tool.name);
+
+      const shot = await mcp.client.callTool({ name: "phone_shot", arguments: {} });
+      assert.equal(shot.isError, undefined, textOf(shot));
+      assert.equal("structuredContent" in shot, false);
+      const [image, text] = shot.content as Array<{ type: string; mimeType?: string }>;
+      assert.equal(image?.type, "image");
+      assert.match(image.mimeType ?? "", /^image\/(png|jpeg)$/);
+      assert.equal(text?.type, "text");
+      // The text carries what the structured data used to: both sizes and the factor.
+      assert.equal(
+        textOf(shot),
+        "Screenshot 360×800 of a 360×800 screen: image x,y are device pixels; tap them as they are.",
+      );
+
+      const results = [
+        await mcp.client.callTool({ name: "phone_look", arguments: {} }),
+        await mcp.client.callTool({ name: "phone_tap", arguments: { x: 1, y: 1 } }),
+        await mcp.client.callTool({
+          name: "phone_swipe",
+          arguments: { x1: 1, y1: 1, x2: 2, y2: 2 },
+        }),
+        await mcp.client.callTool({ name: "phone_type", arguments: { text: "hi" } }),
+        await mcp.client.callTool({ name: "phone_key", arguments: { key: "home" } }),
+        await mcp.client.callTool({ name: "phone_intent", arguments: { package: "com.x" } }),
+      ];
+      for (const result of results) {
+        assert.equal(result.isError, undefined, textOf(result));
+        assert.equal("structuredContent" in result, false, textOf(result));
+      }
     } finally {
       await mcp.close();
     }

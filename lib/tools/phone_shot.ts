@@ -1,5 +1,5 @@
-// phone_shot: the screenshot itself, as MCP image content sized for any client, with its scale.
-// The text part states the device size and the image-to-device factor, so taps land right.
+// phone_shot: the screenshot as MCP image content sized for any client, and text with its scale so
+// taps land right. No structuredContent: Claude Code would show the model that instead of both.
 
 import { z } from "zod";
 import { encodePng, prepareForAgent, scaleNote, toBase64 } from "../image.ts";
@@ -24,11 +24,6 @@ export const phoneShot = defineTool({
         { type: "image", data: toBase64(image.bytes), mimeType: image.mimeType },
         { type: "text", text: lines.join("\n") },
       ],
-      structuredContent: {
-        screen: { width: image.sourceWidth, height: image.sourceHeight },
-        image: { width: image.width, height: image.height, mimeType: image.mimeType },
-        scale: image.scale,
-      },
     };
   },
 });

@@ -16,6 +16,23 @@ export interface ToolDeps {
    * when no folder is configured, so screenshots never touch disk.
    */
   saveShot: ((png: Uint8Array) => Promise<string>) | undefined;
+  /** How long phone_look may run before it answers with what has arrived (config.ts). */
+  lookBudgetMs: number;
+}
+
+/** One update for the client's progress display: `progress` must grow with every update. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** What the server knows about one call beyond its arguments. */
+export interface ToolCall {
+  /** Fires when the client cancels the call. */
+  signal: AbortSignal;
+  /** Sends a progress notification; undefined when the client asked for none (no token). */
+  progress: ((update: ProgressUpdate) => Promise<void>) | undefined;
 }
 
 export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {
@@ -24,7 +41,7 @@ export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {
   description: string;
   inputSchema: Schema;
   annotations: ToolAnnotations;
-  handler: (deps: ToolDeps, args: z.infer<Schema>) => Promise<CallToolResult>;
+  handler: (deps: ToolDeps, args: z.infer<Schema>, call: ToolCall) => Promise<CallToolResult>;
 }
 
 /** A refusal of the arguments themselves (not a device failure): shown to the agent as-is. */

@@ -3,6 +3,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config.ts";
 import { createServer, type ServerDeps } from "../../lib/server.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 
@@ -12,7 +13,10 @@ export interface InProcess {
   close(): Promise<void>;
 }
 
-/** Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots. */
+/**
+ * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, and
+ * the production look budget.
+ */
 export async function connectInProcess(
   deps: Pick<ServerDeps, "device"> & Partial<Omit<ServerDeps, "logError">>,
 ): Promise<InProcess> {
@@ -20,6 +24,7 @@ export async function connectInProcess(
   const server = createServer({
     vision: createVision({ route: "none" }),
     saveShot: undefined,
+    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
     ...deps,
     logError: (m) => logged.push(m),
   });
