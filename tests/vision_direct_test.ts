@@ -1,12 +1,27 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
 import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../lib/config.ts";
+import { MAX_RESPONSE_BYTES, readCapped } from "../lib/vision/capped_body.ts";
 import { networkFailure, scrubSecrets } from "../lib/vision/errors.ts";
 import { createVision, UNCONFIGURED_MESSAGE } from "../lib/vision/vision.ts";
-import { startOpenAiServer } from "./fixtures/openai_server.ts";
+import { type FloodSpec, startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
-import { KEY, rejectsWith } from "./helpers/vision_errors.ts";
+import { assertHungUp, KEY, rejectsWith } from "./helpers/vision_errors.ts";
 import { waitFor } from "./helpers/wait_for.ts";
+
+const MiB = 1024 * 1024;
+/** A chat completion whose content string never ends: the shape of a runaway or hostile server. */
+const ENDLESS_ANSWER: FloodSpec = {
+  prefix: '{"choices":[{"index":0,"message":{"role":"assistant","content":"',
+  limitBytes: 64 * MiB,
+};
+/** The same, trickled slowly enough that the deadline comes long before the cap. */
+const TRICKLED_ANSWER: FloodSpec = {
+  ...ENDLESS_ANSWER,
+  limitBytes: 3 * MiB,
+  chunkBytes: 16 * 1024,
+  paceMs: 10,
+};
 
 const MODEL = "test-vision-1";
 
@@ -277,6 +292,63 @@ Deno.test("direct vision calls malformed answers BAD_RESPONSE", async () => {
   }
 });
 
+Deno.test("direct vision stops reading an answer past 4 MiB, says so, and the next look works", async () => {
+  const server = startOpenAiServer({ flood: ENDLESS_ANSWER });
+  const vision = direct(server.url, { apiKey: KEY });
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "TOO_LARGE", [
+      `127.0.0.1:${server.port}`,
+      "more than 4 MiB",
+      "stopped reading",
+      "PHONE_EYE_VISION_BASE_URL",
+    ]);
+    await assertHungUp(server.floods[0]);
+    server.set({ flood: undefined });
+    match(await vision.describe(png(8, 8), "q"), /Send button/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision explains a failure status from the start of an endless error page", async () => {
+  const server = startOpenAiServer({
+    status: 502,
+    flood: { prefix: "<html>Bad gateway: upstream gone ", limitBytes: 64 * MiB },
+  });
+  try {
+    await rejectsWith(direct(server.url).describe(png(8, 8), "q"), "HTTP", [
+      "502",
+      "Bad gateway: upstream gone",
+    ]);
+    await assertHungUp(server.floods[0]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision cancels an answer still streaming at the timeout or the caller's abort", async () => {
+  const server = startOpenAiServer({ flood: TRICKLED_ANSWER });
+  try {
+    await rejectsWith(direct(server.url, { timeoutMs: 300 }).describe(png(8, 8), "q"), "TIMEOUT", [
+      "300 ms",
+    ]);
+    const timedOut = server.floods[0];
+    const atTimeout = timedOut?.sent ?? 0;
+    await assertHungUp(timedOut, atTimeout + MiB);
+
+    const controller = new AbortController();
+    const pending = direct(server.url).describe(png(8, 8), "q", controller.signal);
+    // Abort once the answer is flowing, not before the server has begun it.
+    await waitFor(() => (server.floods[1]?.sent ?? 0) >= 64 * 1024, "the answer to be flowing");
+    controller.abort();
+    await rejectsWith(pending, "ABORTED", ["cancelled"]);
+    const aborted = server.floods[1];
+    await assertHungUp(aborted, (aborted?.sent ?? 0) + MiB);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("direct vision reports connection refused as UNREACHABLE with the address to check", async () => {
   const port = await freePort();
   await rejectsWith(
@@ -384,6 +456,23 @@ Deno.test({
     match(v?.message ?? "", /nohost\.invalid does not resolve/);
     ok(!v?.message.includes("key=zzz"));
     deepEqual(networkFailure(new Error("other"), "http://x", "PHONE_EYE_VISION_URL"), undefined);
+  },
+});
+
+Deno.test({
+  name: "readCapped stops at the cap, even inside a character",
+  permissions: "none",
+  async fn() {
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new TextEncoder().encode("é".repeat(1000)));
+      },
+    });
+    const read = await readCapped(body, 4001, new AbortController().signal);
+    deepEqual(read.truncated, true);
+    // 2000 two-byte characters fit in 4001 bytes; the odd byte is a cut character, shown as U+FFFD.
+    deepEqual(read.text, "é".repeat(2000) + "\uFFFD");
+    deepEqual(MAX_RESPONSE_BYTES, 4 * MiB);
   },
 });
 

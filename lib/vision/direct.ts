@@ -2,7 +2,9 @@
 // Owns the request shape, the deadline, and turning every failure into a VisionError without the key.
 
 import { excerpt } from "../text.ts";
+import { capWords, MAX_RESPONSE_BYTES, readCapped } from "./capped_body.ts";
 import {
+  answerTooLarge,
   cancelledError,
   httpStatusError,
   networkFailure,
@@ -44,7 +46,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
         temperature: 0,
       });
       let response: Response;
-      let text: string;
+      let read: { text: string; truncated: boolean };
       try {
         // A redirect could carry the Authorization header to another host: never follow one.
         response = await fetchFn(url, {
@@ -54,12 +56,20 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
           signal: deadline.signal,
           redirect: "manual",
         });
-        text = await response.text();
+        read = await readCapped(response.body, MAX_RESPONSE_BYTES, deadline.signal);
       } catch (err) {
         throw failure(err, deadline);
       }
-      if (!response.ok) throw httpFailure(response, text, body.length);
-      return parseAnswer(text);
+      // A failure status is explained from the start of its body, however long it was.
+      if (!response.ok) throw httpFailure(response, read.text, body.length);
+      if (read.truncated) {
+        throw answerTooLarge(
+          `The vision server at ${endpoint}`,
+          capWords(MAX_RESPONSE_BYTES),
+          `check that PHONE_EYE_VISION_BASE_URL is an OpenAI-compatible chat API`,
+        );
+      }
+      return parseAnswer(read.text);
     } finally {
       deadline.clear();
     }

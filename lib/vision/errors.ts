@@ -1,5 +1,5 @@
 // VisionError, the one error type every vision route throws, and the failures the routes share:
-// a cancelled call, a timeout, an HTTP status's code, a refused or failed connection, scrubbed text.
+// a cancelled call, a timeout, an oversized answer, an HTTP status's code, a failed connection, scrubbed text.
 
 import { AgentError } from "../errors.ts";
 
@@ -13,6 +13,8 @@ export type VisionErrorCode =
   /** The caller's own AbortSignal fired (e.g. the agent cancelled the tool call). */
   | "ABORTED"
   | "BAD_RESPONSE"
+  /** The server sent more than phone-eye reads of one response (capped_body.ts); it stopped reading. */
+  | "TOO_LARGE"
   | "NOT_PERMITTED"
   /** The MCP vision server does not offer the configured tool. */
   | "TOOL_MISSING"
@@ -36,6 +38,18 @@ export function timeoutError(noAnswer: string, timeoutMs: number, slowModels: st
     "TIMEOUT",
     `${noAnswer} within ${timeoutMs} ms; raise PHONE_EYE_VISION_TIMEOUT_MS for ${slowModels}, ` +
       `or check the server's load`,
+  );
+}
+
+/**
+ * A response passed the cap and phone-eye stopped reading it. `server` names who sent it, `after`
+ * says what happened to the connection and what to check on this route.
+ */
+export function answerTooLarge(server: string, cap: string, after: string): VisionError {
+  return new VisionError(
+    "TOO_LARGE",
+    `${server} sent more than ${cap} in one response (a description is a few KB), so phone-eye ` +
+      `stopped reading it; ${after}`,
   );
 }
 

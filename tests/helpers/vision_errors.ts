@@ -2,7 +2,9 @@
 // and never the API key (nor a recognisable part of it) in any text it can be printed as.
 
 import { deepEqual, fail, match, ok } from "node:assert/strict";
+import { MAX_RESPONSE_BYTES } from "../../lib/vision/capped_body.ts";
 import { VisionError, type VisionErrorCode } from "../../lib/vision/errors.ts";
+import type { Flood } from "../fixtures/openai_server.ts";
 
 /** The fake key every vision test uses; distinctive so a leak is unmistakable. */
 export const KEY = "sk-test-SECRET-1234567890";
@@ -30,4 +32,28 @@ export async function rejectsWith(
     ok(!text.includes("SECRET-1234"), `part of the API key leaked into: ${text}`);
   }
   return err;
+}
+
+/**
+ * What a flooding server may get out before phone-eye's hang-up reaches it: the cap, plus what the
+ * two sockets' buffers and the HTTP stacks hold (about 4 MiB on Linux loopback, measured).
+ */
+export const FLOOD_SLACK = 8 * 1024 * 1024;
+
+/**
+ * Waits until the flood ends and checks that it ended because the client hung up (not because the
+ * server sent it all), having sent at most `maxBytes`. A client that never cancels fails here once the
+ * fixture reaches its own limit, rather than hanging the test.
+ */
+export async function assertHungUp(
+  flood: Flood | undefined,
+  maxBytes = MAX_RESPONSE_BYTES + FLOOD_SLACK,
+): Promise<void> {
+  ok(flood, "the server never started flooding");
+  const how = await flood.ended;
+  deepEqual(how, "cancelled", `the client read the flood to its end (${flood.sent} bytes)`);
+  ok(
+    flood.sent <= maxBytes,
+    `the server got ${flood.sent} bytes out (at most ${maxBytes} expected)`,
+  );
 }
