@@ -10,6 +10,14 @@ import { assertHungUp, rejectsWith } from "./helpers/vision_errors.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 
 const MiB = 1024 * 1024;
+/** Where the token sits in the tests' configured URLs; shaped like no generic credential pattern. */
+const TOKEN = "pe+url/TOKEN=7Hq2xVw9";
+const TOKEN_PART = "7Hq2xVw9";
+
+/** The forms of TOKEN that must never appear in a message or answer. */
+function tokenForms(): string[] {
+  return [TOKEN, encodeURIComponent(TOKEN), TOKEN_PART];
+}
 
 function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
   const config: VisionConfig = {
@@ -389,6 +397,43 @@ Deno.test("mcp vision: one call's abort does not fail another call on the same s
     deepEqual(await kept, "seen kept");
     deepEqual(server.calls.map((c) => c.prompt), ["cancelled", "kept", "kept"]);
     deepEqual(server.handshakes, 2);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision never quotes the URL's token from an Express-style 404 page", async () => {
+  const server = startMcpVisionServer();
+  const url = `${server.url.replace(/\/mcp$/, "/wrong")}?v=1&token=${encodeURIComponent(TOKEN)}`;
+  const vision = mcp(url);
+  try {
+    const err = await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", [
+      "404",
+      "Cannot POST [redacted]",
+      "PHONE_EYE_VISION_URL",
+    ]);
+    for (const form of [...tokenForms(), "/wrong?", "v=1&amp;token"]) {
+      ok(!err.message.includes(form), `${form} leaked into: ${err.message}`);
+    }
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision scrubs the URL's token from an answer and a tool error that echo it", async () => {
+  const url = (s: { url: string }) => `${s.url}?token=${encodeURIComponent(TOKEN)}`;
+  const server = startMcpVisionServer({
+    answer: `Called as /mcp?token=${encodeURIComponent(TOKEN)} with ${TOKEN}; OK at (5, 9)`,
+  });
+  const vision = mcp(url(server));
+  try {
+    const answer = await vision.describe(png(8, 8), "q");
+    deepEqual(answer, "Called as [redacted] with [redacted]; OK at (5, 9)");
+    server.set({ toolError: `refused ${TOKEN} for tool describe_image` });
+    const err = await rejectsWith(vision.describe(png(8, 8), "q"), "TOOL_ERROR", ["refused"]);
+    for (const form of tokenForms()) ok(!err.message.includes(form), err.message);
   } finally {
     await vision.close();
     await server.close();

@@ -18,8 +18,11 @@ import {
   cancelledError,
   httpStatusError,
   networkFailure,
+  redact,
+  scrubSecrets,
   timeoutError,
   tooLarge,
+  urlSecrets,
   VisionError,
 } from "./errors.ts";
 import {
@@ -54,6 +57,9 @@ const MAX_TOOL_ERROR_CHARS = 1_000;
 export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch): Vision {
   const endpoint = endpointOf(config.url);
   const tool = config.tool;
+  /** Never quoted back: whatever in the configured URL may be a credential (path, query, password). */
+  const secrets = urlSecrets(config.url);
+  const scrub = (text: string, max: number) => excerpt(scrubSecrets(text, secrets), max);
   /** The one live session, shared by concurrent calls; undefined until first use or after a hang-up. */
   let session: Session | undefined;
   let closed = false;
@@ -106,7 +112,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
           "TOOL_MISSING",
           `The MCP vision server at ${endpoint} has no tool named ${JSON.stringify(tool)} ` +
             `(it offers: ${
-              names || "no tools"
+              scrub(names, 400) || "no tools"
             }); set PHONE_EYE_VISION_TOOL to the one that describes images`,
         );
       }
@@ -156,7 +162,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
       throw new VisionError(
         "TOOL_ERROR",
         `The MCP vision tool ${tool} at ${endpoint} reported an error: ` +
-          (text ? excerpt(text, MAX_TOOL_ERROR_CHARS) : "(no text given)"),
+          (text ? scrub(text, MAX_TOOL_ERROR_CHARS) : "(no text given)"),
       );
     }
     if (text === "") {
@@ -165,7 +171,8 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
         `The MCP vision tool ${tool} at ${endpoint} answered with no text content; it must return the description as text`,
       );
     }
-    return text;
+    // A server may echo its own URL, token and all, into the answer the agent will read.
+    return redact(text, secrets);
   }
 
   async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
@@ -241,7 +248,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
       return new VisionError(
         "TOOL_ERROR",
         `The MCP vision server at ${endpoint} rejected the call to ${tool} (JSON-RPC error ${err.code}): ` +
-          `${excerpt(err.message, 300)}; check that ${tool} takes { image, prompt } strings`,
+          `${scrub(err.message, 300)}; check that ${tool} takes { image, prompt } strings`,
       );
     }
     // What is left (SdkError, a schema or JSON parse failure) means the answer was not MCP as expected.
@@ -259,7 +266,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
   }
 
   function httpExplanation(status: number, body: unknown, sentChars: number): string {
-    const said = typeof body === "string" && body.trim() ? `: ${excerpt(body, 200)}` : "";
+    const said = typeof body === "string" && body.trim() ? `: ${scrub(body, 200)}` : "";
     const server = `The MCP vision server at ${endpoint} answered HTTP ${status}`;
     if (status === 401 || status === 403) {
       return `${server}: it wants credentials, and phone-eye's MCP route sends none. Use a vision server ` +

@@ -6,8 +6,13 @@ import { MAX_RESPONSE_BYTES } from "../../lib/vision/capped_body.ts";
 import { VisionError, type VisionErrorCode } from "../../lib/vision/errors.ts";
 import type { Flood } from "../fixtures/openai_server.ts";
 
-/** The fake key every vision test uses; distinctive so a leak is unmistakable. */
-export const KEY = "sk-test-SECRET-1234567890";
+/**
+ * The fake key every vision test uses: distinctive so a leak is unmistakable, and shaped like no
+ * generic credential pattern (no `sk-`, no `token=`), so only the exact-key scrub can hide it.
+ */
+export const KEY = "pe-test-QUx7b9Zt-not-a-pattern";
+/** A part of KEY that must not leak either (a server quoting the key half-masked still leaks it). */
+export const KEY_PART = "QUx7b9Zt";
 
 /** Awaits a rejection and checks it is a VisionError with `code` whose text names `mentions` and never the key. */
 export async function rejectsWith(
@@ -29,7 +34,7 @@ export async function rejectsWith(
   }
   for (const text of [err.message, String(err), err.stack ?? "", JSON.stringify(err)]) {
     ok(!text.includes(KEY), `the API key leaked into: ${text}`);
-    ok(!text.includes("SECRET-1234"), `part of the API key leaked into: ${text}`);
+    ok(!text.includes(KEY_PART), `part of the API key leaked into: ${text}`);
   }
   return err;
 }
