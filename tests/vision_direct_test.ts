@@ -1,12 +1,38 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
 import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../lib/config.ts";
-import { networkFailure, scrubSecrets } from "../lib/vision/errors.ts";
+import { MAX_RESPONSE_BYTES, readCapped } from "../lib/vision/capped_body.ts";
+import {
+  keySecrets,
+  networkFailure,
+  redact,
+  scrubSecrets,
+  urlSecrets,
+} from "../lib/vision/errors.ts";
 import { createVision, UNCONFIGURED_MESSAGE } from "../lib/vision/vision.ts";
-import { startOpenAiServer } from "./fixtures/openai_server.ts";
+import { type FloodSpec, startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
-import { KEY, rejectsWith } from "./helpers/vision_errors.ts";
+import { assertHungUp, KEY, KEY_PART, rejectsWith } from "./helpers/vision_errors.ts";
 import { waitFor } from "./helpers/wait_for.ts";
+
+const MiB = 1024 * 1024;
+/** A chat completion whose content string never ends: the shape of a runaway or hostile server. */
+const ENDLESS_ANSWER: FloodSpec = {
+  prefix: '{"choices":[{"index":0,"message":{"role":"assistant","content":"',
+  limitBytes: 64 * MiB,
+};
+/** The same, trickled slowly enough that the deadline comes long before the cap. */
+const TRICKLED_ANSWER: FloodSpec = {
+  ...ENDLESS_ANSWER,
+  limitBytes: 3 * MiB,
+  chunkBytes: 16 * 1024,
+  paceMs: 10,
+};
+
+/** KEY with every character written as a JSON \u escape, as some servers serialise non-ASCII-safe text. */
+function jsonEscaped(text: string): string {
+  return [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+}
 
 const MODEL = "test-vision-1";
 
@@ -277,6 +303,112 @@ Deno.test("direct vision calls malformed answers BAD_RESPONSE", async () => {
   }
 });
 
+Deno.test("direct vision stops reading an answer past 4 MiB, says so, and the next look works", async () => {
+  const server = startOpenAiServer({ flood: ENDLESS_ANSWER });
+  const vision = direct(server.url, { apiKey: KEY });
+  try {
+    await rejectsWith(vision.describe(png(8, 8), "q"), "TOO_LARGE", [
+      `127.0.0.1:${server.port}`,
+      "more than 4 MiB",
+      "stopped reading",
+      "PHONE_EYE_VISION_BASE_URL",
+    ]);
+    await assertHungUp(server.floods[0]);
+    server.set({ flood: undefined });
+    match(await vision.describe(png(8, 8), "q"), /Send button/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision explains a failure status from the start of an endless error page", async () => {
+  const server = startOpenAiServer({
+    status: 502,
+    flood: { prefix: "<html>Bad gateway: upstream gone ", limitBytes: 64 * MiB },
+  });
+  try {
+    await rejectsWith(direct(server.url).describe(png(8, 8), "q"), "HTTP", [
+      "502",
+      "Bad gateway: upstream gone",
+    ]);
+    await assertHungUp(server.floods[0]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision cancels an answer still streaming at the timeout or the caller's abort", async () => {
+  const server = startOpenAiServer({ flood: TRICKLED_ANSWER });
+  try {
+    await rejectsWith(direct(server.url, { timeoutMs: 300 }).describe(png(8, 8), "q"), "TIMEOUT", [
+      "300 ms",
+    ]);
+    const timedOut = server.floods[0];
+    const atTimeout = timedOut?.sent ?? 0;
+    await assertHungUp(timedOut, atTimeout + MiB);
+
+    const controller = new AbortController();
+    const pending = direct(server.url).describe(png(8, 8), "q", controller.signal);
+    // Abort once the answer is flowing, not before the server has begun it.
+    await waitFor(() => (server.floods[1]?.sent ?? 0) >= 64 * 1024, "the answer to be flowing");
+    controller.abort();
+    await rejectsWith(pending, "ABORTED", ["cancelled"]);
+    const aborted = server.floods[1];
+    await assertHungUp(aborted, (aborted?.sent ?? 0) + MiB);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision scrubs the exact key from an answer that echoes it", async () => {
+  const server = startOpenAiServer({
+    apiKey: KEY,
+    answer: (req) => `You sent ${req.headers.authorization}; the key was ${KEY}. OK at (5, 9)`,
+  });
+  try {
+    const answer = await direct(server.url, { apiKey: KEY }).describe(png(8, 8), "q");
+    ok(!answer.includes(KEY) && !answer.includes(KEY_PART), answer);
+    deepEqual(answer, "You sent Bearer [redacted]; the key was [redacted]. OK at (5, 9)");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("direct vision scrubs a \\u-escaped key from JSON error and answer bodies", async () => {
+  const escaped = jsonEscaped(KEY);
+  const hidden = (text: string) =>
+    !text.includes(jsonEscaped(KEY_PART)) && !text.includes(KEY_PART);
+  const server = startOpenAiServer({
+    status: 500,
+    // Not the { error: { message } } shape: the raw body is what gets quoted.
+    body: `{"detail":"upstream refused key ${escaped}"}`,
+  });
+  const vision = direct(server.url, { apiKey: KEY });
+  try {
+    const raw = await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", [
+      "500",
+      "upstream refused key [redacted]",
+    ]);
+    ok(hidden(raw.message), raw.message);
+    // The { error: { message } } shape: JSON.parse decodes the escape before the message is quoted.
+    server.set({ body: `{"error":{"message":"key ${escaped} is over quota"}}` });
+    await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", ["500", "key [redacted] is over"]);
+    // A 200 that is not a chat completion is quoted raw in BAD_RESPONSE.
+    server.set({ status: undefined, body: `{"echo":"${escaped}","choices":[]}` });
+    const bad = await rejectsWith(vision.describe(png(8, 8), "q"), "BAD_RESPONSE", ["no choices"]);
+    ok(hidden(bad.message), bad.message);
+    // An answer whose text itself holds the escape (double-escaped in the JSON).
+    server.set({
+      body: JSON.stringify({
+        choices: [{ message: { role: "assistant", content: `key: ${escaped}` } }],
+      }),
+    });
+    deepEqual(await vision.describe(png(8, 8), "q"), "key: [redacted]");
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("direct vision reports connection refused as UNREACHABLE with the address to check", async () => {
   const port = await freePort();
   await rejectsWith(
@@ -388,12 +520,56 @@ Deno.test({
 });
 
 Deno.test({
+  name: "redact finds a configured URL's token as sent, percent-decoded and HTML-escaped",
+  permissions: "none",
+  fn() {
+    const token = "pe+url/TOKEN=7Hq2xVw9";
+    const url = `https://vision.example/s/pe-path-SEGMENT-55aa/mcp?v=1&token=${
+      encodeURIComponent(token)
+    }`;
+    const secrets = urlSecrets(url);
+    const echoes = [
+      `Cannot POST /s/pe-path-SEGMENT-55aa/mcp?v=1&amp;token=${encodeURIComponent(token)}`,
+      `invalid token ${token}`,
+      `invalid token ${encodeURIComponent(token)}`,
+      "no route for pe-path-SEGMENT-55aa",
+    ];
+    for (const text of echoes) {
+      const out = redact(text, secrets);
+      ok(!out.includes("TOKEN") && !out.includes("SEGMENT"), `${text} -> ${out}`);
+    }
+    // Short values and segments are left alone unless they come as part of the whole URL.
+    deepEqual(redact("v=1 at /mcp", secrets), "v=1 at /mcp");
+    deepEqual(urlSecrets("http://127.0.0.1:8080/mcp"), []);
+  },
+});
+
+Deno.test({
+  name: "redact and readCapped leave ordinary text alone and stop at the cap",
+  permissions: "none",
+  async fn() {
+    deepEqual(redact("a \\u0041 stays", keySecrets(KEY)), "a \\u0041 stays");
+    deepEqual(redact(`x ${encodeURIComponent(KEY)} y`, keySecrets(KEY)), "x [redacted] y");
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new TextEncoder().encode("é".repeat(1000)));
+      },
+    });
+    const read = await readCapped(body, 4001, new AbortController().signal);
+    deepEqual(read.truncated, true);
+    // 2000 two-byte characters fit in 4001 bytes; the odd byte is a cut character, shown as U+FFFD.
+    deepEqual(read.text, "é".repeat(2000) + "\uFFFD");
+    deepEqual(MAX_RESPONSE_BYTES, 4 * MiB);
+  },
+});
+
+Deno.test({
   name: "scrubSecrets removes the key, bearer tokens and key-shaped strings",
   permissions: "none",
   fn() {
     const text =
       `{"headers":{"authorization":"Bearer ${KEY}"}} raw=${KEY} other sk-live-abcdefgh12 api_key=foo123`;
-    const out = scrubSecrets(text, KEY);
+    const out = scrubSecrets(text, [KEY]);
     ok(!out.includes(KEY));
     ok(!out.includes("sk-live-abcdefgh12"));
     ok(!out.includes("foo123"));

@@ -4,10 +4,20 @@ import type { VisionConfig } from "../lib/config.ts";
 import type { Vision, VisionImage } from "../lib/vision/route.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
-import { startOpenAiServer } from "./fixtures/openai_server.ts";
+import { type FloodSpec, startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
-import { rejectsWith } from "./helpers/vision_errors.ts";
+import { assertHungUp, rejectsWith } from "./helpers/vision_errors.ts";
 import { waitFor } from "./helpers/wait_for.ts";
+
+const MiB = 1024 * 1024;
+/** Where the token sits in the tests' configured URLs; shaped like no generic credential pattern. */
+const TOKEN = "pe+url/TOKEN=7Hq2xVw9";
+const TOKEN_PART = "7Hq2xVw9";
+
+/** The forms of TOKEN that must never appear in a message or answer. */
+function tokenForms(): string[] {
+  return [TOKEN, encodeURIComponent(TOKEN), TOKEN_PART];
+}
 
 function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
   const config: VisionConfig = {
@@ -150,7 +160,7 @@ Deno.test("mcp vision turns an isError tool result into TOOL_ERROR carrying the 
   }
 });
 
-Deno.test("mcp vision times out a slow tool, names the limit, and keeps the session", async () => {
+Deno.test("mcp vision times out a slow tool, names the limit, and reconnects for the next look", async () => {
   const server = startMcpVisionServer({ delayMs: 10_000 });
   const vision = mcp(server.url, { timeoutMs: 300 });
   try {
@@ -161,7 +171,8 @@ Deno.test("mcp vision times out a slow tool, names the limit, and keeps the sess
     ]);
     server.set({ delayMs: undefined });
     match(await vision.describe(png(8, 8), "fast"), /Send button/);
-    deepEqual(server.handshakes, 1);
+    // The timed-out answer could still be streaming in: phone-eye hung up on that session.
+    deepEqual(server.handshakes, 2);
   } finally {
     await vision.close();
     await server.close();
@@ -308,6 +319,121 @@ Deno.test("mcp vision explains a 413 from a server's request-size limit", async 
   try {
     await rejectsWith(vision.describe(huge, "q"), "HTTP", ["413", "KB", "smaller"]);
     deepEqual(server.handshakes, 1, "a 413 is not a dead session");
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision hangs up on an answer past 4 MiB (SSE or JSON), says so, and the next look reconnects", async () => {
+  const floods: [string, FloodSpec][] = [
+    // One SSE event whose data line never ends: the SDK's parser would buffer all of it.
+    ["sse", { prefix: "event: message\ndata: ", limitBytes: 64 * MiB }],
+    ["json", {
+      prefix: '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"',
+      contentType: "application/json",
+      limitBytes: 64 * MiB,
+    }],
+  ];
+  const server = startMcpVisionServer();
+  const vision = mcp(server.url);
+  try {
+    for (const [i, [kind, flood]] of floods.entries()) {
+      server.set({ flood });
+      await rejectsWith(vision.describe(png(8, 8), kind), "TOO_LARGE", [
+        `127.0.0.1:${server.port}`,
+        "more than 4 MiB",
+        "next look reconnects",
+        "PHONE_EYE_VISION_URL",
+      ]);
+      await assertHungUp(server.floods[i]);
+      server.set({ flood: undefined });
+      match(await vision.describe(png(8, 8), "after"), /Send button/);
+      deepEqual(server.handshakes, 2 + i, `${kind}: a new session after the hang-up`);
+    }
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision stops reading an answer still streaming at the timeout, on both protocol eras", async () => {
+  for (const protocol of ["sessions", "modern"] as const) {
+    // SSE comments trickled well under the cap: only the deadline can end this answer.
+    const server = startMcpVisionServer({
+      protocol,
+      flood: {
+        filler: ": still thinking\n",
+        limitBytes: 3 * MiB,
+        chunkBytes: 16 * 1024,
+        paceMs: 10,
+      },
+    });
+    const vision = mcp(server.url, { timeoutMs: 300 });
+    try {
+      await rejectsWith(vision.describe(png(8, 8), "q"), "TIMEOUT", ["300 ms"]);
+      const flood = server.floods[0];
+      await assertHungUp(flood, (flood?.sent ?? 0) + MiB);
+      server.set({ flood: undefined });
+      match(await vision.describe(png(8, 8), "q"), /Send button/, protocol);
+    } finally {
+      await vision.close();
+      await server.close();
+    }
+  }
+});
+
+Deno.test("mcp vision: one call's abort does not fail another call on the same session", async () => {
+  const server = startMcpVisionServer({ delayMs: 300, answer: (c) => `seen ${c.prompt}` });
+  const vision = mcp(server.url);
+  const controller = new AbortController();
+  try {
+    const cancelled = vision.describe(png(8, 8), "cancelled", controller.signal);
+    const kept = vision.describe(png(8, 8), "kept");
+    await waitFor(() => server.calls.length === 2, "both calls to reach the server");
+    controller.abort();
+    await rejectsWith(cancelled, "ABORTED", ["cancelled"]);
+    // The hang-up cut "kept" off too; it is sent again on a fresh session.
+    deepEqual(await kept, "seen kept");
+    deepEqual(server.calls.map((c) => c.prompt), ["cancelled", "kept", "kept"]);
+    deepEqual(server.handshakes, 2);
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision never quotes the URL's token from an Express-style 404 page", async () => {
+  const server = startMcpVisionServer();
+  const url = `${server.url.replace(/\/mcp$/, "/wrong")}?v=1&token=${encodeURIComponent(TOKEN)}`;
+  const vision = mcp(url);
+  try {
+    const err = await rejectsWith(vision.describe(png(8, 8), "q"), "HTTP", [
+      "404",
+      "Cannot POST [redacted]",
+      "PHONE_EYE_VISION_URL",
+    ]);
+    for (const form of [...tokenForms(), "/wrong?", "v=1&amp;token"]) {
+      ok(!err.message.includes(form), `${form} leaked into: ${err.message}`);
+    }
+  } finally {
+    await vision.close();
+    await server.close();
+  }
+});
+
+Deno.test("mcp vision scrubs the URL's token from an answer and a tool error that echo it", async () => {
+  const url = (s: { url: string }) => `${s.url}?token=${encodeURIComponent(TOKEN)}`;
+  const server = startMcpVisionServer({
+    answer: `Called as /mcp?token=${encodeURIComponent(TOKEN)} with ${TOKEN}; OK at (5, 9)`,
+  });
+  const vision = mcp(url(server));
+  try {
+    const answer = await vision.describe(png(8, 8), "q");
+    deepEqual(answer, "Called as [redacted] with [redacted]; OK at (5, 9)");
+    server.set({ toolError: `refused ${TOKEN} for tool describe_image` });
+    const err = await rejectsWith(vision.describe(png(8, 8), "q"), "TOOL_ERROR", ["refused"]);
+    for (const form of tokenForms()) ok(!err.message.includes(form), err.message);
   } finally {
     await vision.close();
     await server.close();

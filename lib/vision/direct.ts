@@ -2,13 +2,18 @@
 // Owns the request shape, the deadline, and turning every failure into a VisionError without the key.
 
 import { excerpt } from "../text.ts";
+import { capWords, MAX_RESPONSE_BYTES, readCapped } from "./capped_body.ts";
 import {
+  answerTooLarge,
   cancelledError,
   httpStatusError,
+  keySecrets,
   networkFailure,
+  redact,
   scrubSecrets,
   timeoutError,
   tooLarge,
+  urlSecrets,
   VisionError,
 } from "./errors.ts";
 import {
@@ -26,6 +31,8 @@ const MAX_TOKENS = 1024;
 export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof fetch): Vision {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const endpoint = endpointOf(config.baseUrl);
+  /** Never quoted back: the key, and whatever in the base URL may be a credential. */
+  const secrets = [...keySecrets(config.apiKey), ...urlSecrets(config.baseUrl)];
   async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
     const deadline = startDeadline(config.timeoutMs, signal);
     try {
@@ -44,7 +51,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
         temperature: 0,
       });
       let response: Response;
-      let text: string;
+      let read: { text: string; truncated: boolean };
       try {
         // A redirect could carry the Authorization header to another host: never follow one.
         response = await fetchFn(url, {
@@ -54,12 +61,21 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
           signal: deadline.signal,
           redirect: "manual",
         });
-        text = await response.text();
+        read = await readCapped(response.body, MAX_RESPONSE_BYTES, deadline.signal);
       } catch (err) {
         throw failure(err, deadline);
       }
-      if (!response.ok) throw httpFailure(response, text, body.length);
-      return parseAnswer(text);
+      // A failure status is explained from the start of its body, however long it was.
+      if (!response.ok) throw httpFailure(response, read.text, body.length);
+      if (read.truncated) {
+        throw answerTooLarge(
+          `The vision server at ${endpoint}`,
+          capWords(MAX_RESPONSE_BYTES),
+          `check that PHONE_EYE_VISION_BASE_URL is an OpenAI-compatible chat API`,
+        );
+      }
+      // Some servers echo the request, key included, into the answer the agent will read.
+      return redact(parseAnswer(read.text), secrets);
     } finally {
       deadline.clear();
     }
@@ -91,7 +107,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
 
   function httpExplanation(response: Response, text: string, sentChars: number): string {
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
-    const said = bodyExcerpt(text, config.apiKey);
+    const said = bodyExcerpt(text, secrets);
     const server = `${endpoint} answered ${status}`;
     if (response.status === 401 || response.status === 403) {
       // The body is left out on purpose: providers quote part of the rejected key in it.
@@ -124,7 +140,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
       const wait = retryAfter && /^\d+$/.test(retryAfter.trim())
         ? `; retry after ${retryAfter.trim()} s`
         : retryAfter
-        ? `; retry after ${excerpt(retryAfter, 40)}`
+        ? `; retry after ${excerpt(scrubSecrets(retryAfter, secrets), 40)}`
         : "; wait a little before looking again";
       return `${server} (rate limit or quota)${wait}${said}`;
     }
@@ -139,7 +155,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
       new VisionError(
         "BAD_RESPONSE",
         `${endpoint} answered but ${why}; is PHONE_EYE_VISION_BASE_URL an OpenAI-compatible API? ` +
-          `Body: ${excerpt(scrubSecrets(text, config.apiKey), 160) || "(empty)"}`,
+          `Body: ${excerpt(scrubSecrets(text, secrets), 160) || "(empty)"}`,
       );
     let json: unknown;
     try {
@@ -156,7 +172,7 @@ export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof f
     const answer = contentText(message.content).trim();
     if (answer === "") {
       const finish = isRecord(first) && typeof first.finish_reason === "string"
-        ? ` (finish_reason ${first.finish_reason})`
+        ? ` (finish_reason ${excerpt(scrubSecrets(first.finish_reason, secrets), 40)})`
         : "";
       throw bad(`the message has no text content${finish}`);
     }
@@ -183,7 +199,7 @@ function contentText(content: unknown): string {
     .join("\n");
 }
 
-function bodyExcerpt(text: string, key: string | undefined): string {
+function bodyExcerpt(text: string, secrets: readonly string[]): string {
   let shown = text;
   try {
     // Providers wrap the useful sentence as { error: { message } }; show just that when present.
@@ -194,7 +210,7 @@ function bodyExcerpt(text: string, key: string | undefined): string {
   } catch {
     // not JSON: show the raw text
   }
-  const clean = excerpt(scrubSecrets(shown, key));
+  const clean = excerpt(scrubSecrets(shown, secrets));
   return clean ? `: ${clean}` : "";
 }
 

@@ -1,5 +1,5 @@
 // VisionError, the one error type every vision route throws, and the failures the routes share:
-// a cancelled call, a timeout, an HTTP status's code, a refused or failed connection, scrubbed text.
+// a cancelled call, a timeout, an oversized answer, an HTTP status's code, a failed connection, scrubbed text.
 
 import { AgentError } from "../errors.ts";
 
@@ -13,6 +13,8 @@ export type VisionErrorCode =
   /** The caller's own AbortSignal fired (e.g. the agent cancelled the tool call). */
   | "ABORTED"
   | "BAD_RESPONSE"
+  /** The server sent more than phone-eye reads of one response (capped_body.ts); it stopped reading. */
+  | "TOO_LARGE"
   | "NOT_PERMITTED"
   /** The MCP vision server does not offer the configured tool. */
   | "TOOL_MISSING"
@@ -36,6 +38,18 @@ export function timeoutError(noAnswer: string, timeoutMs: number, slowModels: st
     "TIMEOUT",
     `${noAnswer} within ${timeoutMs} ms; raise PHONE_EYE_VISION_TIMEOUT_MS for ${slowModels}, ` +
       `or check the server's load`,
+  );
+}
+
+/**
+ * A response passed the cap and phone-eye stopped reading it. `server` names who sent it, `after`
+ * says what happened to the connection and what to check on this route.
+ */
+export function answerTooLarge(server: string, cap: string, after: string): VisionError {
+  return new VisionError(
+    "TOO_LARGE",
+    `${server} sent more than ${cap} in one response (a description is a few KB), so phone-eye ` +
+      `stopped reading it; ${after}`,
   );
 }
 
@@ -118,15 +132,85 @@ function hostOf(endpoint: string): string {
   }
 }
 
-/** Removes the key and anything shaped like a credential from text a server sent back. */
-export function scrubSecrets(text: string, secret: string | undefined): string {
-  let out = text;
-  if (secret) out = out.split(secret).join("[redacted]");
-  return out
+const REDACTED = "[redacted]";
+/** Below this length a query value or path segment is not scrubbed on its own (only as part of the whole URL). */
+const MIN_PART_SECRET = 8;
+
+/** The forms of the API key a server could send back: as configured, and percent-encoded. */
+export function keySecrets(key: string | undefined): string[] {
+  return key ? unique([key, encodeURIComponent(key)]) : [];
+}
+
+/**
+ * The parts of a configured URL that may be credentials, in the forms a server could echo them:
+ * the path with its query (any parameter may be a token: as sent, HTML-escaped as Express's 404
+ * page prints it, and decoded), each query value and long path segment on its own (as sent,
+ * decoded and re-encoded), and the userinfo password.
+ */
+export function urlSecrets(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  if (u.search.length > 1) {
+    const whole = `${u.pathname}${u.search}`;
+    out.push(whole, whole.replace(/&/g, "&amp;"), decoded(whole));
+  }
+  const values = u.search.slice(1).split("&").map((pair) => pair.slice(pair.indexOf("=") + 1));
+  const segments = u.pathname.split("/");
+  for (const part of [...values, ...segments]) {
+    const plain = decoded(part.replace(/\+/g, " "));
+    if (plain.length < MIN_PART_SECRET) continue;
+    out.push(part, plain, encodeURIComponent(plain));
+  }
+  if (u.password) out.push(u.password, decoded(u.password));
+  return unique(out.filter((s) => s !== ""));
+}
+
+/**
+ * Replaces each secret in text a server sent back, longest first (so a whole URL goes before its
+ * parts). Exact matches only: for a vision answer, whose other words must stay as the model wrote them.
+ * A secret hidden behind JSON escapes (`\u0070e-…`, `\/`) is found too: the text is then unescaped.
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  const ordered = [...secrets].filter((s) => s !== "").sort((a, b) => b.length - a.length);
+  const replaceAll = (t: string) => ordered.reduce((acc, s) => acc.split(s).join(REDACTED), t);
+  const out = replaceAll(text);
+  if (!JSON_ESCAPE.test(out)) return out;
+  const plain = unescapeJson(out);
+  return ordered.some((s) => plain.includes(s)) ? replaceAll(plain) : out;
+}
+
+/** redact(), then anything shaped like a credential: for error text, which is only ever quoted. */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  return redact(text, secrets)
     .replace(/(bearer|basic)\s+[^\s"',;}\]]+/gi, "$1 [redacted]")
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_\-]{6,}/g, "[redacted]")
+    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_\-]{6,}/g, REDACTED)
     .replace(
       /("?(?:api[_-]?key|authorization|x-api-key|token)"?\s*[:=]\s*"?)[^"\s,}]+/gi,
       "$1[redacted]",
     );
+}
+
+const JSON_ESCAPE = /\\u[0-9a-fA-F]{4}|\\\//;
+
+function unescapeJson(text: string): string {
+  return text
+    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    .replace(/\\\//g, "/");
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
 }

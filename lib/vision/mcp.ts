@@ -1,5 +1,5 @@
 // The MCP vision route: the SDK's Client over streamable HTTP, calling the configured tool with the image.
-// Owns the lazily opened, reused session, the one reconnect-and-retry after a server restart, and errors.
+// Owns the lazily opened, reused session, hanging up on it when an answer is cut off, the retry, and errors.
 
 import {
   Client,
@@ -12,12 +12,17 @@ import {
 } from "@modelcontextprotocol/client";
 import { VERSION } from "../config.ts";
 import { excerpt } from "../text.ts";
+import { type CappedFetch, cappedFetch, capWords, MAX_RESPONSE_BYTES } from "./capped_body.ts";
 import {
+  answerTooLarge,
   cancelledError,
   httpStatusError,
   networkFailure,
+  redact,
+  scrubSecrets,
   timeoutError,
   tooLarge,
+  urlSecrets,
   VisionError,
 } from "./errors.ts";
 import {
@@ -30,9 +35,18 @@ import {
   type VisionImage,
 } from "./route.ts";
 
-interface Connection {
+/** One session with the server, and every response body read on it. */
+interface Session {
   client: Client;
   transport: StreamableHTTPClientTransport;
+  /** Resolves once the handshake is done and the tool is found. */
+  ready: Promise<Client>;
+  /** The fetch this session's transport uses: each body capped, all cancelled at hang-up. */
+  bodies: CappedFetch;
+  /** Why phone-eye hung up on this session, if it did. */
+  ended: "too large" | "call ended" | "stale" | "closed" | undefined;
+  /** Set when a response passed the cap: every call on the session fails with it. */
+  tooLarge: VisionError | undefined;
 }
 
 /** How long close() lets the server acknowledge the end of the session before hanging up anyway. */
@@ -43,14 +57,26 @@ const MAX_TOOL_ERROR_CHARS = 1_000;
 export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch): Vision {
   const endpoint = endpointOf(config.url);
   const tool = config.tool;
-  /** The one live session, shared by concurrent calls; undefined until first use or after a failure. */
-  let connection: Promise<Connection> | undefined;
+  /** Never quoted back: whatever in the configured URL may be a credential (path, query, password). */
+  const secrets = urlSecrets(config.url);
+  const scrub = (text: string, max: number) => excerpt(scrubSecrets(text, secrets), max);
+  /** The one live session, shared by concurrent calls; undefined until first use or after a hang-up. */
+  let session: Session | undefined;
   let closed = false;
 
-  /** Runs on its own timeout, not a caller's signal: concurrent calls share it, so one caller's abort must not end it. */
-  async function connect(): Promise<Connection> {
-    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-      fetch: fetchFn,
+  function openSession(): Session {
+    const s = {} as Session;
+    s.bodies = cappedFetch(fetchFn, MAX_RESPONSE_BYTES, () => {
+      s.tooLarge ??= answerTooLarge(
+        `The MCP vision server at ${endpoint}`,
+        capWords(MAX_RESPONSE_BYTES),
+        `the next look reconnects. Check that PHONE_EYE_VISION_URL is an MCP vision server and ` +
+          `that ${tool} answers with text`,
+      );
+      hangUp(s, "too large");
+    });
+    s.transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      fetch: s.bodies.fetch,
       // The server→client GET stream is optional and phone-eye needs no server notifications:
       // do not keep re-opening it with backoff timers after a restart; the next call reconnects.
       reconnectionOptions: {
@@ -62,17 +88,23 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
     });
     // "auto" speaks to both eras: it probes for a 2026-07-28 server and falls back to the 2025
     // initialize handshake (with its session) for older ones; "legacy" alone fails on modern-only servers.
-    const client = new Client({ name: "phone-eye", version: VERSION }, {
+    s.client = new Client({ name: "phone-eye", version: VERSION }, {
       versionNegotiation: { mode: "auto" },
     });
     // Transport hiccups surface again as the rejected call; the SDK's default would only add noise.
-    client.onerror = () => {};
+    s.client.onerror = () => {};
+    s.ready = handshake(s);
+    return s;
+  }
+
+  /** Runs on its own timeout, not a caller's signal: concurrent calls share it, so one caller's abort must not end it. */
+  async function handshake(s: Session): Promise<Client> {
     try {
       const options = { timeout: config.timeoutMs };
-      await client.connect(transport, options);
+      await s.client.connect(s.transport, options);
       // listTools() prints to stdout (our MCP channel) when the server has no tools capability.
-      const tools: ListToolsResult["tools"] = client.getServerCapabilities()?.tools
-        ? (await client.listTools(undefined, options)).tools
+      const tools: ListToolsResult["tools"] = s.client.getServerCapabilities()?.tools
+        ? (await s.client.listTools(undefined, options)).tools
         : [];
       if (!tools.some((t) => t.name === tool)) {
         const names = tools.map((t) => t.name).slice(0, 20).join(", ");
@@ -80,43 +112,44 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
           "TOOL_MISSING",
           `The MCP vision server at ${endpoint} has no tool named ${JSON.stringify(tool)} ` +
             `(it offers: ${
-              names || "no tools"
+              scrub(names, 400) || "no tools"
             }); set PHONE_EYE_VISION_TOOL to the one that describes images`,
         );
       }
     } catch (err) {
-      await client.close().catch(() => {});
-      throw err;
+      hangUp(s, "stale");
+      throw s.tooLarge ?? err;
     }
-    return { client, transport };
+    return s.client;
   }
 
-  function sharedConnection(): Promise<Connection> {
+  function sharedSession(): Session {
     if (closed) {
-      return Promise.reject(
-        new VisionError("UNCONFIGURED", "Vision was closed; restart phone-eye"),
-      );
+      throw new VisionError("UNCONFIGURED", "Vision was closed; restart phone-eye");
     }
-    if (connection === undefined) {
-      const pending = connect();
-      connection = pending;
-      pending.catch(() => {
-        if (connection === pending) connection = undefined;
-      });
+    if (session === undefined) {
+      const s = openSession();
+      session = s;
+      // A failed handshake is not kept: the next call tries again.
+      s.ready.catch(() => {});
     }
-    return connection;
+    return session;
   }
 
-  /** Forgets a session that stopped working, unless a concurrent call already replaced it. */
-  async function drop(stale: Promise<Connection>): Promise<void> {
-    if (connection !== stale) return;
-    connection = undefined;
-    const conn = await stale.catch(() => undefined);
-    await conn?.client.close().catch(() => {});
+  /**
+   * Ends a session so that nothing more is read on it: every open body is cancelled (the server
+   * sees the socket close) and the client rejects what is pending. The next call opens a new one.
+   */
+  function hangUp(s: Session, why: NonNullable<Session["ended"]>): void {
+    if (session === s) session = undefined;
+    if (s.ended !== undefined) return;
+    s.ended = why;
+    s.bodies.hangUp(new DOMException(`vision session ended (${why})`, "AbortError"));
+    void s.client.close().catch(() => {});
   }
 
-  async function callOnce(conn: Connection, image: string, prompt: string, deadline: Deadline) {
-    const result = await conn.client.callTool(
+  async function callOnce(client: Client, image: string, prompt: string, deadline: Deadline) {
+    const result = await client.callTool(
       { name: tool, arguments: { image, prompt } },
       { signal: deadline.signal, timeout: deadline.remainingMs() },
     );
@@ -129,7 +162,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
       throw new VisionError(
         "TOOL_ERROR",
         `The MCP vision tool ${tool} at ${endpoint} reported an error: ` +
-          (text ? excerpt(text, MAX_TOOL_ERROR_CHARS) : "(no text given)"),
+          (text ? scrub(text, MAX_TOOL_ERROR_CHARS) : "(no text given)"),
       );
     }
     if (text === "") {
@@ -138,27 +171,43 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
         `The MCP vision tool ${tool} at ${endpoint} answered with no text content; it must return the description as text`,
       );
     }
-    return text;
+    // A server may echo its own URL, token and all, into the answer the agent will read.
+    return redact(text, secrets);
   }
 
   async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
     const deadline = startDeadline(config.timeoutMs, signal);
     const dataUrl = imageDataUrl(image);
+    /** The session the call was sent on, once it was. */
+    let sent: Session | undefined;
     try {
-      const reused = connection !== undefined;
-      const current = sharedConnection();
+      const reused = session !== undefined;
+      let s = sharedSession();
       try {
-        const conn = await untilAborted(current, deadline.signal);
-        return await callOnce(conn, dataUrl, prompt, deadline);
+        const client = await untilAborted(s.ready, deadline.signal);
+        sent = s;
+        return await callOnce(client, dataUrl, prompt, deadline);
       } catch (err) {
-        // A reused session may have died with a server restart; describing is read-only, so one
-        // fresh session and one repeat of the call are safe.
-        if (!reused || closed || deadline.reason() !== undefined || !isStaleSession(err)) throw err;
-        await drop(current);
-        const fresh = await untilAborted(sharedConnection(), deadline.signal);
-        return await callOnce(fresh, dataUrl, prompt, deadline);
+        if (s.tooLarge) throw s.tooLarge;
+        // A reused session may have died with a server restart, or been hung up on because another
+        // call on it ended early; describing is read-only, so one fresh session and one repeat are safe.
+        const retry = !closed && deadline.reason() === undefined && isStaleSession(err) &&
+          (reused || s.ended === "call ended");
+        if (!retry) throw err;
+        hangUp(s, "stale");
+        s = sharedSession();
+        sent = undefined;
+        const client = await untilAborted(s.ready, deadline.signal);
+        sent = s;
+        return await callOnce(client, dataUrl, prompt, deadline);
       }
     } catch (err) {
+      // A call that ends early (timeout, caller) leaves its answer streaming on a 2025-era session,
+      // which the SDK keeps reading: hang up so no byte more is read. The next look reconnects.
+      if (sent !== undefined && (deadline.reason() !== undefined || isRequestTimeout(err))) {
+        hangUp(sent, "call ended");
+      }
+      if (sent?.tooLarge) throw sent.tooLarge;
       throw classify(err, deadline, dataUrl.length);
     } finally {
       deadline.clear();
@@ -168,9 +217,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
   function classify(err: unknown, deadline: Deadline, sentChars: number): VisionError {
     const why = deadline.reason();
     if (why === "caller") return cancelledError(endpoint);
-    if (
-      why === "timeout" || (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
-    ) {
+    if (why === "timeout" || isRequestTimeout(err)) {
       return timeoutError(
         `The MCP vision server at ${endpoint} gave no answer from ${tool}`,
         config.timeoutMs,
@@ -201,7 +248,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
       return new VisionError(
         "TOOL_ERROR",
         `The MCP vision server at ${endpoint} rejected the call to ${tool} (JSON-RPC error ${err.code}): ` +
-          `${excerpt(err.message, 300)}; check that ${tool} takes { image, prompt } strings`,
+          `${scrub(err.message, 300)}; check that ${tool} takes { image, prompt } strings`,
       );
     }
     // What is left (SdkError, a schema or JSON parse failure) means the answer was not MCP as expected.
@@ -219,7 +266,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
   }
 
   function httpExplanation(status: number, body: unknown, sentChars: number): string {
-    const said = typeof body === "string" && body.trim() ? `: ${excerpt(body, 200)}` : "";
+    const said = typeof body === "string" && body.trim() ? `: ${scrub(body, 200)}` : "";
     const server = `The MCP vision server at ${endpoint} answered HTTP ${status}`;
     if (status === 401 || status === 403) {
       return `${server}: it wants credentials, and phone-eye's MCP route sends none. Use a vision server ` +
@@ -242,18 +289,22 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
     describe,
     async close() {
       closed = true;
-      const pending = connection;
-      connection = undefined;
-      const conn = await pending?.catch(() => undefined);
-      if (!conn) return;
-      // Ending the session lets the server free it now rather than at its idle timeout.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        conn.transport.terminateSession().catch(() => {}),
-        new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
-      ]);
-      clearTimeout(timer);
-      await conn.client.close().catch(() => {});
+      const s = session;
+      session = undefined;
+      if (!s) return;
+      // Answers still streaming are not wanted any more: stop reading them before saying goodbye.
+      s.bodies.cancelOpen(new DOMException("vision closed", "AbortError"));
+      if (await s.ready.then(() => true, () => false)) {
+        // Ending the session lets the server free it now rather than at its idle timeout.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          s.transport.terminateSession().catch(() => {}),
+          new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
+        ]);
+        clearTimeout(timer);
+      }
+      hangUp(s, "closed");
+      await s.client.close().catch(() => {});
     },
   };
 }
@@ -274,6 +325,11 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/** The SDK's own timer (set to the deadline's remaining time) may fire a moment before the deadline's. */
+function isRequestTimeout(err: unknown): boolean {
+  return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout;
 }
 
 /** Failures that mean "this session is gone" (server restarted, or it dropped us), not "this call is bad". */
