@@ -53,7 +53,8 @@ export interface Look {
 /**
  * What the text shows at most, so the largest look stays far below what clients accept (Claude
  * Code cuts a tool result near 25,000 tokens; tests/phone_look_size_test.ts measures the worst
- * case). The answer is cut for display only: its points are still read from all of it.
+ * case). The answer is cut for display only: its points are read from fusion.ts's larger
+ * MAX_ANSWER_CHARS.
  */
 export const ANSWER_SHOWN_MAX = 6_000;
 /** ui_tree.ts keeps 80 graphemes, but one grapheme can hold any number of combining marks. */
