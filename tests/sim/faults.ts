@@ -12,9 +12,12 @@
 // | emptyPng          | `screencap -p` (file for the script) | an empty or header-only PNG         |
 // | blackScreen       | the rendered pixels                  | an all-black frame                  |
 // | idleStateErrors   | `uiautomator dump` (files)           | `ERROR: could not get idle state.`  |
+// |                   |                                      | (or `ERROR: null root node …`)      |
 // | truncatePng       | the stream carrying `screencap -p`   | half a PNG, exit 0                  |
 //
 // The client's answers are the ones ANDROID.md lists for adb 29.0.6 (table "The adb client").
+// Not a fault but screen state: a secure window (setScreen({ secureWindow: true })), which each
+// Android version's screencap answers in its own way (android.ts).
 
 import type { ToolCall } from "./tools.ts";
 
@@ -79,6 +82,12 @@ export function noFaults(): FaultState {
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java).
  */
 export const IDLE_STATE_ERROR = "ERROR: could not get idle state.";
+
+/**
+ * What uiautomator prints when the accessibility bridge has no active window (same file): pass
+ * it as idleStateErrors' `message`. It also exits 0 and writes no file.
+ */
+export const NULL_ROOT_ERROR = "ERROR: null root node returned by UiTestAutomationBridge.";
 
 /**
  * The faults the fake tools apply themselves, and the files in the sim's state folder they read

@@ -1,12 +1,16 @@
 // `deno task sim`: runs the simulated phone on 127.0.0.1 until Ctrl-C, so phone-eye (or plain
-// adb) can be pointed at it by hand. Flags: --port, --width, --height, --model, --legacy.
+// adb) can be pointed at it by hand. Flags: --port, --width, --height, --model, --android,
+// --legacy.
 
 import { parseArgs } from "node:util";
 import { startSimPhone } from "./sim_phone.ts";
+import { ANDROID_VERSIONS, parseAndroidVersion } from "./android.ts";
 
-const USAGE = `usage: deno task sim [--port N] [--width W] [--height H] [--legacy] [--model NAME]
+const USAGE =
+  `usage: deno task sim [--port N] [--width W] [--height H] [--android V] [--legacy] [--model NAME]
   --port    TCP port on 127.0.0.1 (default: a free one; 5555-5585 also appear as emulator-55xx
             in every adb server on this machine)
+  --android the Android release its tools behave as: ${ANDROID_VERSIONS.join(", ")} (default 14)
   --legacy  no shell_v2: old-Android shell without exit codes or separate stderr`;
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -25,6 +29,7 @@ async function main(): Promise<number> {
         width: { type: "string" },
         height: { type: "string" },
         model: { type: "string" },
+        android: { type: "string" },
         legacy: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -40,8 +45,17 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  const androidVersion = flags.android === undefined ? 14 : parseAndroidVersion(flags.android);
+  if (androidVersion === null) {
+    // deno-lint-ignore no-console
+    console.error(
+      `--android must be one of ${ANDROID_VERSIONS.join(", ")}, got "${flags.android}"\n${USAGE}`,
+    );
+    return 2;
+  }
   const opts = {
     port: positiveInt("port", flags.port) ?? 0,
+    androidVersion,
     shellV2: !flags.legacy,
     ...(flags.width ? { width: positiveInt("width", flags.width) ?? 1080 } : {}),
     ...(flags.height ? { height: positiveInt("height", flags.height) ?? 2400 } : {}),
@@ -53,7 +67,7 @@ async function main(): Promise<number> {
   console.log(
     [
       `Simulated phone listening on ${sim.serial} (${screen.width}x${screen.height}, ${
-        opts.shellV2 ? "shell_v2" : "legacy shell"
+        opts.shellV2 ? `Android ${androidVersion}, shell_v2` : "legacy shell"
       }).`,
       "",
       "Point phone-eye at it:",

@@ -124,13 +124,23 @@ function drawNode(c: Canvas, n: UiNode, scale: number): void {
   for (const child of n.children) drawNode(c, child, scale);
 }
 
-/** Draws the screen: the app's views plus the System UI bars that uiautomator does not dump. */
-export function renderPixels(root: UiNode, size: Size, black: boolean): Canvas {
+/**
+ * Draws the screen: the app's views plus the System UI bars that uiautomator does not dump.
+ * `secureBlack` paints the app's window black and leaves the bars: what a capture shows of a
+ * FLAG_SECURE window on Android 15+, which blacks out secure layers (ANDROID.md, `screencap`).
+ */
+export function renderPixels(
+  root: UiNode,
+  size: Size,
+  black: boolean,
+  secureBlack = false,
+): Canvas {
   const c = new Canvas(size);
   if (black) return c;
   const scale = size.width / 1080;
   drawNode(c, root, scale);
   const { statusBar, navBar } = chromeOf(size);
+  if (secureBlack) c.rect(0, statusBar, size.width, size.height - navBar, 0x000000);
   c.rect(0, 0, size.width, statusBar, 0x000000);
   drawText(c, "12:00", 30 * scale, statusBar * 0.25, size.width / 2, statusBar * 0.5, 0xffffff);
   c.rect(

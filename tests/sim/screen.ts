@@ -49,6 +49,20 @@ export const LAUNCHER = {
   activity: "com.android.launcher3.uioverride.QuickstepLauncher",
 } as const;
 
+/**
+ * Installed packages with no launcher activity (services, providers, the launcher itself, whose
+ * activity is HOME, not LAUNCHER): `pm list packages` shows them, monkey finds nothing to run.
+ */
+export const SYSTEM_PACKAGES: readonly string[] = [
+  LAUNCHER.pkg,
+  "com.android.systemui",
+  "com.android.phone",
+  "com.android.providers.settings",
+  "com.android.providers.media.module",
+  "com.android.inputmethod.latin",
+  "com.google.android.gms",
+];
+
 export const SETTINGS_ITEMS: readonly (readonly [string, string])[] = [
   ["Network & internet", "Mobile, Wi-Fi, hotspot"],
   ["Connected devices", "Bluetooth, pairing"],
@@ -88,6 +102,12 @@ export interface ScreenState {
   /** `wm size WxH`: the logical screen the phone renders and takes input in. */
   overrideSize: Size | null;
   overrideDensity: number | null;
+  /**
+   * The foreground window is marked FLAG_SECURE (a banking, password or payment screen):
+   * screenshots refuse it or paint it black, depending on the Android version. The UI tree, which
+   * comes through accessibility, still shows it.
+   */
+  secureWindow: boolean;
 }
 
 export function initialState(): ScreenState {
@@ -100,6 +120,7 @@ export function initialState(): ScreenState {
     photos: 0,
     overrideSize: null,
     overrideDensity: null,
+    secureWindow: false,
   };
 }
 

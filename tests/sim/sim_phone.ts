@@ -19,11 +19,15 @@
 // PATH=<fake tools>:/usr/bin:/bin; everything else is the host's real tools, on purpose, so an
 // injection payload really runs (see sim.marker).
 // Screens: home (Notes, Settings, Browser, Camera icons), Notes (focused text field), Settings
-// (scrolling list), Browser (URL bar), Camera. State changes apply when a command finishes.
+// (scrolling list), Browser (URL bar), Camera; any of them may be a secure window
+// (setScreen({ secureWindow: true })). State changes apply when a command finishes.
+// Android version (androidVersion, default 14): the tools answer as that release does, per the
+// table in android.ts (input's errors, am's exit status, screenshots of secure windows).
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 // The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
 import { deviceBanner } from "./wire.ts";
+import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
 import {
   activityOf,
   applyToolCall,
@@ -71,6 +75,9 @@ export interface SimPhoneOptions {
   /** Raw `screencap` header: 16 bytes (w, h, format, colour space) as on current Android, or the
    * older 12. Default 16 with shellV2, 12 without. */
   rawHeaderBytes?: 12 | 16;
+  /** The Android release the tools behave as (android.ts); default 14. With shellV2 false the
+   * phone reports Android 6 and its `am` prints errors on stdout, the rest follows this. */
+  androidVersion?: AndroidVersion;
 }
 
 export interface SimScreen {
@@ -89,6 +96,8 @@ export interface SimScreen {
   /** Logical screen size (the `wm size` override when set). */
   width: number;
   height: number;
+  /** A FLAG_SECURE window is in front. */
+  secureWindow: boolean;
 }
 
 export interface SimPhone {
@@ -203,6 +212,7 @@ class Sim implements SimPhone, TransportHost {
       shellV2,
       model: o.model ?? "SimPhone",
       rawHeaderBytes: o.rawHeaderBytes ?? (shellV2 ? 16 : 12),
+      androidVersion: o.androidVersion ?? 14,
     };
     const root = await Deno.makeTempDir({ prefix: "phone_eye_sim_" });
     let listener: Deno.Listener | null = null;
@@ -253,6 +263,7 @@ class Sim implements SimPhone, TransportHost {
       photos: s.photos,
       width: size.width,
       height: size.height,
+      secureWindow: s.secureWindow,
     };
   }
 
@@ -347,6 +358,8 @@ class Sim implements SimPhone, TransportHost {
 
   #props(): string {
     const modern = this.#opts.shellV2;
+    const version = this.#opts.androidVersion;
+    const { sdk, buildId } = androidTraits(version);
     const props: Record<string, string> = {
       "ro.product.model": this.#opts.model,
       "ro.product.name": "simphone",
@@ -354,10 +367,10 @@ class Sim implements SimPhone, TransportHost {
       "ro.product.brand": "phoneeye",
       "ro.product.manufacturer": "PhoneEye",
       "ro.product.cpu.abi": "arm64-v8a",
-      "ro.build.version.release": modern ? "14" : "6.0.1",
-      "ro.build.version.sdk": modern ? "34" : "23",
+      "ro.build.version.release": modern ? String(version) : "6.0.1",
+      "ro.build.version.sdk": modern ? String(sdk) : "23",
       "ro.build.fingerprint": modern
-        ? "phoneeye/simphone/sim:14/UP1A.231005.007/1:user/release-keys"
+        ? `phoneeye/simphone/sim:${version}/${buildId}/1:user/release-keys`
         : "phoneeye/simphone/sim:6.0.1/MOB31E/1:user/release-keys",
       "ro.serialno": `SIM${this.port}`,
       "ro.sf.lcd_density": "420",
@@ -401,6 +414,8 @@ class Sim implements SimPhone, TransportHost {
       for (const [name, text] of Object.entries(this.#dumpsys(size))) {
         await this.#writeAtomic(`dumpsys_${name}`, text);
       }
+      // The fake screencap reads whether a secure window is in front (tools/screencap.sh).
+      await this.#writeAtomic("secure_window", s.secureWindow ? "1\n" : "0\n");
       const phys = this.#physical();
       await this.#writeAtomic(
         "wm_size",
@@ -418,7 +433,9 @@ class Sim implements SimPhone, TransportHost {
     }
     const pixelKey = JSON.stringify([key, this.#faults.black]);
     if (pixels && pixelKey !== this.#pixelKey) {
-      const canvas = renderPixels(layout(s, size), size, this.#faults.black);
+      const secureBlack = s.secureWindow &&
+        androidTraits(this.#opts.androidVersion).secureCapture === "black";
+      const canvas = renderPixels(layout(s, size), size, this.#faults.black, secureBlack);
       const png = encodePng(canvas);
       await this.#writeAtomic("screen.png", png);
       await this.#writeAtomic("screen_header.png", headerOnlyPng(png));
@@ -596,6 +613,7 @@ class Sim implements SimPhone, TransportHost {
         SIM_STATE: this.#dir,
         SIM_CMD_ID: String(cmdId),
         SIM_MODERN: this.#opts.shellV2 ? "1" : "0",
+        ...toolEnv(this.#opts.androidVersion),
       },
       stdin: "null",
       stdout: "piped",

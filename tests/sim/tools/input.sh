@@ -1,77 +1,156 @@
 #!/bin/sh
-# Fake Android `input`: records argv; the sim applies taps, swipes, text and keys afterwards.
-# Modelled on Android 12+'s `cmd input` (InputShellCommand), whose exceptions the shell-command
-# base class prints as "Exception occurred while executing '<cmd>':" and a stack trace, with exit
-# status 255 (res stays -1):
-# https://github.com/aosp-mirror/platform_frameworks_base/blob/017cf35b7fa9d3a164cb6e2f067ca7effae9b370/services/core/java/com/android/server/input/InputShellCommand.java
-# https://android.googlesource.com/platform/frameworks/libs/modules-utils/+/e682916114ee32ead73dfd71545ce02340ed52d4/java/com/android/modules/utils/BasicShellCommandHandler.java
+# Fake Android `input`: records argv; the sim applies taps, swipes, text and keys afterwards
+# (text the virtual key map cannot produce, anything non-ASCII, types nothing at all).
+# How a bad command line is reported depends on the release ($SIM_INPUT, from tests/sim/android.ts):
+# - app_process (Android 10-11): Input extends BaseCommand, whose run() catches the
+#   IllegalArgumentException, prints the usage, a blank line and "Error: " + its message on
+#   stderr, and returns normally: exit 0. Any other exception (the NullPointerException of
+#   non-ASCII text) is a stack trace and System.exit(1).
+#   https://github.com/aosp-mirror/platform_frameworks_base/blob/76e804db5aa27c39b7a05478a8eebceb7bc2ef13/cmds/input/src/com/android/commands/input/Input.java
+#   https://github.com/aosp-mirror/platform_frameworks_base/blob/4e6aa13480a58be54800a9fd52ebf7d8d2b57335/core/java/com/android/internal/os/BaseCommand.java
+# - cmd (Android 12+): InputShellCommand; any exception becomes "\nException occurred while
+#   executing '<first argument>':" and a stack trace on stderr, exit 255 (res stays -1); an
+#   unknown sub-command prints "Unknown command: X" on stdout and exits 0; no argument prints
+#   the help on stdout.
+#   https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java
+#   https://github.com/aosp-mirror/platform_frameworks_base/blob/4514ae98768d3c1ef30d3bf4878d999e26b6ffcc/core/java/android/os/BasicShellCommandHandler.java
 SIM_TOOL=input
 . "$SIM_BIN/sim_lib.sh"
 
 usage() {
-  cat >&2 <<'USAGE'
-Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
-
-The commands and default sources are:
-      text <string> (Default: touchscreen)
-      keyevent [--longpress|--doubletap] <key code number or name> ... (Default: keyboard)
-      tap <x> <y> (Default: touchscreen)
-      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
-      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
-      press (Default: trackball)
-      roll <dx> <dy> (Default: trackball)
-      motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)
-      keycombination <key code 1> <key code 2> ... (Default: keyboard)
-USAGE
+  echo "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]"
+  echo
+  echo "The sources are: "
+  for src in keyboard mouse joystick touchnavigation touchpad trackball dpad stylus gamepad touchscreen; do
+    echo "      $src"
+  done
+  echo
+  echo "The commands and default sources are:"
+  echo "      text <string> (Default: touchscreen)"
+  echo "      keyevent [--longpress] <key code number or name> ... (Default: keyboard)"
+  echo "      tap <x> <y> (Default: touchscreen)"
+  echo "      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)"
+  echo "      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)"
+  echo "      press (Default: trackball)"
+  echo "      roll <dx> <dy> (Default: trackball)"
+  echo "      motionevent <DOWN|UP|MOVE> <x> <y> (Default: touchscreen)"
 }
 
-case ${1-} in
-  keyboard | mouse | joystick | touchnavigation | touchpad | trackball | dpad | stylus | gamepad | touchscreen | rotaryencoder) shift ;;
-esac
-if [ "${1-}" = -d ]; then
-  shift
-  [ $# -gt 0 ] && shift
+first=${1-}
+
+# IllegalArgumentException(message): how each release reports a bad command line.
+illegal() {
+  if [ "${SIM_INPUT-}" = app_process ]; then
+    usage >&2
+    echo >&2
+    echo "Error: $1" >&2
+    exit 0
+  fi
+  printf '\nException occurred while executing '"'"'%s'"'"':\n' "$first" >&2
+  echo "java.lang.IllegalArgumentException: $1" >&2
+  echo "	at com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:290)" >&2
+  echo "	at com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)" >&2
+  exit 255
+}
+
+# The NullPointerException sendText hits when KeyCharacterMap.getEvents returns null.
+null_events() {
+  if [ "${SIM_INPUT-}" = app_process ]; then
+    echo "java.lang.NullPointerException: Attempt to get length of null array" >&2
+    echo "	at com.android.commands.input.Input\$InputText.sendText(Input.java:168)" >&2
+    echo "	at com.android.commands.input.Input\$InputText.run(Input.java:140)" >&2
+    echo "	at com.android.commands.input.Input.onRun(Input.java:107)" >&2
+    echo "	at com.android.internal.os.BaseCommand.run(BaseCommand.java:56)" >&2
+    exit 1
+  fi
+  printf '\nException occurred while executing '"'"'%s'"'"':\n' "$first" >&2
+  echo "java.lang.NullPointerException: Attempt to get length of null array" >&2
+  echo "	at com.android.server.input.InputShellCommand.sendText(InputShellCommand.java:196)" >&2
+  echo "	at com.android.server.input.InputShellCommand.runText(InputShellCommand.java:172)" >&2
+  exit 255
+}
+
+# getNextArgRequired: the next argument, or "Argument expected after "<previous>"".
+prev=
+need() {
+  if [ "$1" -eq 0 ]; then illegal "Argument expected after \"$prev\""; fi
+}
+
+if [ $# -eq 0 ]; then
+  # BaseCommand: usage on stdout; ShellCommand: onHelp on stdout. Both exit 0.
+  usage
+  exit 0
 fi
 
-numbers() {
-  for n in "$@"; do
-    case $n in
-      '' | *[!0-9.-]*)
-        echo "Exception occurred while executing '$cmd':" >&2
-        echo "java.lang.NumberFormatException: For input string: \"$n\"" >&2
-        exit 255
-        ;;
-    esac
-  done
+case $1 in
+  keyboard | mouse | joystick | touchnavigation | touchpad | trackball | dpad | stylus | gamepad | touchscreen)
+    prev=$1
+    shift
+    need $#
+    ;;
+esac
+if [ "$1" = -d ]; then
+  prev=-d
+  shift
+  need $#
+  prev=$1
+  shift
+  need $#
+fi
+
+cmd=$1
+prev=$1
+shift
+
+# Float.parseFloat / Integer.parseInt; a NumberFormatException becomes "Error: Invalid arguments
+# for command: <cmd>".
+float() {
+  need $#
+  if ! printf '%s' "$1" | grep -Eq '^[[:space:]]*[+-]?(NaN|Infinity|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[fFdD]?)[[:space:]]*$'; then
+    illegal "Error: Invalid arguments for command: $cmd"
+  fi
+  prev=$1
+}
+integer() {
+  if ! printf '%s' "$1" | grep -Eq '^[+-]?[0-9]+$'; then
+    illegal "Error: Invalid arguments for command: $cmd"
+  fi
 }
 
-cmd=${1-}
-[ $# -gt 0 ] && shift
 case $cmd in
   text)
-    if [ $# -lt 1 ]; then echo "Error: Invalid arguments for command: text" >&2; usage; exit 1; fi
-    # The virtual key map has no key for non-ASCII characters: getEvents() returns null, and
-    # sendText's loop over it throws (ANDROID.md, "input").
+    need $#
+    # Only printable ASCII (and tab/newline) is in the virtual key map.
     bad=$(printf '%s' "$1" | LC_ALL=C tr -d '\011\012\040-\176')
-    if [ -n "$bad" ]; then
-      echo "Exception occurred while executing 'text':" >&2
-      echo "java.lang.NullPointerException: Attempt to get length of null array" >&2
-      exit 255
-    fi
+    if [ -n "$bad" ]; then null_events; fi
     ;;
-  tap)
-    if [ $# -lt 2 ]; then echo "Error: Invalid arguments for command: tap" >&2; usage; exit 1; fi
-    numbers "$1" "$2"
+  tap | roll)
+    float "$@"
+    shift
+    float "$@"
     ;;
   swipe | draganddrop)
-    if [ $# -lt 4 ]; then echo "Error: Invalid arguments for command: $cmd" >&2; usage; exit 1; fi
-    numbers "$@"
+    for _ in 1 2 3 4; do
+      float "$@"
+      shift
+    done
+    if [ $# -gt 0 ]; then integer "$1"; fi
     ;;
   keyevent | keycombination)
-    if [ $# -lt 1 ]; then echo "Error: Invalid arguments for command: $cmd" >&2; usage; exit 1; fi
+    need $#
     ;;
-  press | roll | motionevent | scroll) ;;
-  '') usage; exit 1 ;;
-  *) echo "Error: Unknown command: $cmd" >&2; usage; exit 1 ;;
+  motionevent)
+    need $#
+    shift
+    float "$@"
+    shift
+    float "$@"
+    ;;
+  press) ;;
+  *)
+    if [ "${SIM_INPUT-}" = app_process ]; then illegal "Error: Unknown command: $cmd"; fi
+    # ShellCommand.handleDefaultCommands prints this on stdout; onCommand still returns 0.
+    echo "Unknown command: $cmd"
+    ;;
 esac
 exit 0
