@@ -37,9 +37,12 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
 /**
  * Takes a screenshot. `screencap -p` is tried first (small, compressed on the phone). Some MIUI
  * builds start returning empty PNGs after long sessions (SPEC.md, "Known device quirks"; an OEM
- * behaviour with no AOSP source); then the raw frame is fetched and decoded on the host. A frame
- * that is all black or one colour is refused with its likely cause, instead of handing back a
- * blank picture as if it were the screen.
+ * behaviour with no AOSP source); then the raw frame is fetched and decoded on the host. When the
+ * raw frame is empty too, no capture was made at all: screencap returns 1 with no output when
+ * ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
+ * which Android 10-14 do while a secure window shows, and exec-out drops the status (ANDROID.md,
+ * `screencap`). A frame that is all black or one colour (Android 15+ blacks out secure windows) is
+ * refused with its likely cause, instead of handing back a blank picture as if it were the screen.
  */
 export async function captureScreen(device: Device, action: string): Promise<Screenshot> {
   const { stdout } = await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty });
@@ -52,6 +55,12 @@ export async function captureScreen(device: Device, action: string): Promise<Scr
   } catch (error) {
     if (!(error instanceof ImageError)) throw error;
     const raw = await device.run(screencapRawCommand(), { action });
+    if (stdout.length === 0 && raw.stdout.length === 0) {
+      throw new AdbError(
+        "COMMAND_FAILED",
+        `Cannot ${action}: the phone returned no image at all, from "screencap -p" nor from raw "screencap". Android 10-14 refuse screenshots this way while a secure window is showing (FLAG_SECURE: banking apps, password, payment and DRM video screens), and while the screen is off or locked. phone_look's [ui-tree] still lists the screen's elements and where to tap them: use it; if the screen may be off, send phone_key "wake" and unlock it`,
+      );
+    }
     try {
       image = decodeRawScreencap(raw.stdout);
     } catch (rawError) {

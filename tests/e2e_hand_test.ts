@@ -100,7 +100,7 @@ Deno.test("the hand verbs drive the simulated phone through the real adb", async
     assert.equal(failed.isError, true);
     assert.match(
       failed.text,
-      /Cannot start the intent: .*Activity class \{com.nope.app\/.Missing\} does not exist/,
+      /^Cannot start the intent: the activity class \{com\.nope\.app\/\.Missing\} does not exist: no package "com\.nope\.app" is installed/,
     );
   });
 

@@ -218,14 +218,20 @@ export function refuseIntentArgs(args: IntentArgs): string | null {
   return null;
 }
 
+/** The action a URI is opened with when none is given: what "open this link" means. */
+export const VIEW_ACTION = "android.intent.action.VIEW";
+
 /**
  * `am start` for an intent, each argument both whitelisted (refuseIntentArgs) and quoted. A package
  * with nothing else launches the app's launcher activity, as a tap on its icon would: monkey picks
  * the package's MAIN/LAUNCHER activity (Monkey.getMainApps,
  * https://github.com/aosp-mirror/platform_development/blob/0ee6ec4a7371daf1e36b876c33b1f5cfc64bba4d/cmds/monkey/src/com/android/commands/monkey/Monkey.java).
+ * Data without an action is viewed (android.intent.action.VIEW): an intent with data and no action
+ * matches no app's intent filter, so am would only answer "unable to resolve Intent".
  */
 export function intentCommand(args: IntentArgs): DeviceCommand {
-  const { action, data, component, package: pkg } = args;
+  const { data, component, package: pkg } = args;
+  const action = args.action ?? (data !== undefined ? VIEW_ACTION : undefined);
   if (pkg !== undefined && action === undefined && data === undefined && component === undefined) {
     return shell(
       `monkey -p ${quoteForDeviceShell(pkg)} -c android.intent.category.LAUNCHER 1`,
@@ -259,32 +265,156 @@ export function parseWmSize(output: string): { width: number; height: number } |
   return width > 0 && height > 0 ? { width, height } : null;
 }
 
+/** What `am start` or `monkey` did, read from its output and exit status. */
+export type IntentOutcome =
+  /** Started; `line` is am's "Starting: …" or "Warning: …" line, when there is one. */
+  | { kind: "started"; line: string | undefined }
+  /** monkey found no MAIN/LAUNCHER activity: the package is missing or has none. */
+  | { kind: "no-launcher-activity" }
+  /** am's "Error type 3" / "Error: Activity class {pkg/cls} does not exist." */
+  | { kind: "no-such-activity"; component: string }
+  /** am's "Error: Activity not started, unable to resolve Intent { … }". */
+  | { kind: "unresolved"; intent: string }
+  /** Any other failure: the line that tells, or the exit status and an excerpt. */
+  | { kind: "failed"; detail: string };
+
 /**
- * The failure line of `am start` / `monkey` output, or null when it started. Failures are read
- * from the text: am prints them ("Error: Activity not started, unable to resolve Intent { … }")
- * and returns 0 after them (ActivityManagerShellCommand.runStartActivity,
- * https://github.com/aosp-mirror/platform_frameworks_base/blob/c014fb5ca964ed67963ccd05b4ade7dddca65a83/services/core/java/com/android/server/am/ActivityManagerShellCommand.java;
- * Android 15 returns 1, ANDROID.md), and monkey prints "** No activities found to run, monkey aborted." on stdout (Monkey.getMainApps,
- * linked above).
+ * Reads the outcome of `am start` / `monkey` from its text and status. The text decides, because
+ * the status does not: am prints its errors ("Error: Activity not started, unable to resolve
+ * Intent { … }", "Error type 3" then "Error: Activity class {…} does not exist.") and returns 0
+ * after them (ActivityManagerShellCommand.runStartActivity,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/c014fb5ca964ed67963ccd05b4ade7dddca65a83/services/core/java/com/android/server/am/ActivityManagerShellCommand.java),
+ * except in Android 15, which returns 1 (ANDROID.md); the legacy shell has no status at all.
+ * monkey prints "** No activities found to run, monkey aborted." on stdout and exits 252
+ * (Monkey.getMainApps, linked above), among its own "args:" and "bash arg:" lines, which are noise.
+ * A non-zero status with no line that explains it is a failure too (an exception banner, exit 255).
  */
-export function intentFailure(output: string): string | null {
-  const line = output.split(/\r?\n/).find((l) =>
-    /^(Error( type \d+)?:|\*\* No activities found|Exception|java\.lang\.)/.test(l.trim()) ||
-    /monkey aborted/i.test(l)
-  );
-  return line === undefined ? null : line.trim();
+export function readIntentOutcome(output: string, status: number): IntentOutcome {
+  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+  if (lines.some((l) => /^\*\* No activities found to run/.test(l))) {
+    return { kind: "no-launcher-activity" };
+  }
+  for (const line of lines) {
+    const missing = /^Error: Activity class (\{[^}]*\}) does not exist/.exec(line);
+    if (missing) return { kind: "no-such-activity", component: missing[1]!.slice(1, -1) };
+    const unresolved = /^Error: Activity not started, unable to resolve (Intent \{.*\})/.exec(line);
+    if (unresolved) return { kind: "unresolved", intent: unresolved[1]! };
+  }
+  // An exception's own line ("java.lang.SecurityException: Permission Denial: …") says more
+  // than ShellCommand's banner before it ("Exception occurred while executing 'start':").
+  const failure = lines.find((l) => /^(java\.|android\.)\S*(Exception|Error)\b/.test(l)) ??
+    lines.find((l) => /^(Error( type \d+)?:|Exception|\*\* )/.test(l) || /monkey aborted/i.test(l));
+  if (failure !== undefined) return { kind: "failed", detail: failure };
+  if (status !== 0) {
+    return {
+      kind: "failed",
+      detail: `exit status ${status}${lines.length > 0 ? `: ${lines.slice(-3).join(" / ")}` : ""}`,
+    };
+  }
+  return { kind: "started", line: lines.find((l) => /^(Starting|Warning):/.test(l)) };
 }
 
 /**
- * The failure text of an `input` command, which prints nothing when it works. The app_process
- * `input` of older releases prints "Error: …" and its usage and still exits 0
- * (https://github.com/aosp-mirror/platform_frameworks_base/blob/059e4552fb4f46b9356705db1ee7c59b223bbe38/cmds/input/src/com/android/commands/input/Input.java);
- * the `cmd input` of Android 12+ throws, which ShellCommand prints as an exception banner
- * (ANDROID.md, `input`).
+ * Lists the installed packages (read-only): `pm list packages` prints "package:NAME" per package,
+ * PackageManagerShellCommand.runListPackages,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/6257ba4c5d5a3f64bb8f8a3d2fe3d39780adf158/services/core/java/com/android/server/pm/PackageManagerShellCommand.java.
+ */
+export const listPackagesCommand = (): DeviceCommand => shell("pm list packages");
+
+/** At most this many packages are read (a phone has a few hundred): bounds the closeness search. */
+const MAX_PACKAGES = 5_000;
+
+/** Package names from `pm list packages`, in the phone's order; anything else is skipped. */
+export function parsePackageList(output: string): string[] {
+  const names: string[] = [];
+  for (const line of output.split(/\r?\n/)) {
+    const name = /^package:(\S{1,255})$/.exec(line.trim())?.[1];
+    if (name !== undefined && PACKAGE_RE.test(name)) names.push(name);
+    if (names.length >= MAX_PACKAGES) break;
+  }
+  return names;
+}
+
+/**
+ * The package's launcher activity: `cmd package resolve-activity --brief` with the MAIN/LAUNCHER
+ * intent a home-screen icon sends prints two lines, the second ComponentName.flattenToShortString
+ * ("pkg/.Activity"), or "No activity found" with exit 0 (runResolveActivity and printResolveInfo,
+ * same file as above).
+ */
+export const resolveActivityCommand = (pkg: string): DeviceCommand =>
+  shell(
+    `cmd package resolve-activity --brief -a android.intent.action.MAIN -c android.intent.category.LAUNCHER ${
+      quoteForDeviceShell(pkg)
+    }`,
+  );
+
+/**
+ * The component resolve-activity printed for `pkg`, or null when it found none. A component of
+ * another package (the system's chooser, when several activities match) does not count.
+ */
+export function parseResolvedActivity(output: string, pkg: string): string | null {
+  const last = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "").at(-1);
+  return last !== undefined && COMPONENT_RE.test(last) && last.startsWith(`${pkg}/`) ? last : null;
+}
+
+/**
+ * The `count` installed packages closest to `wanted`, best first: those that share a dotted part
+ * with it or contain one another come before the rest, then by edit distance. Names are cut to
+ * 100 characters for the distance, so the work stays bounded (MAX_PACKAGES × 100²).
+ */
+export function closestPackages(
+  wanted: string,
+  installed: readonly string[],
+  count = 3,
+): string[] {
+  const want = wanted.toLowerCase().slice(0, 100);
+  const parts = new Set(want.split(".").filter((p) => p.length >= 3 && !GENERIC_PARTS.has(p)));
+  const scored = installed.map((name) => {
+    const lower = name.toLowerCase().slice(0, 100);
+    const shared = lower.includes(want) || want.includes(lower) ||
+      lower.split(".").some((p) => parts.has(p));
+    return { name, shared, distance: editDistance(want, lower) };
+  });
+  scored.sort((a, b) =>
+    Number(b.shared) - Number(a.shared) || a.distance - b.distance || a.name.localeCompare(b.name)
+  );
+  return scored.slice(0, count).map((s) => s.name);
+}
+
+/** Dotted parts almost every package shares, which say nothing about closeness. */
+const GENERIC_PARTS = new Set(["com", "org", "net", "android", "google", "app", "apps"]);
+
+/** Levenshtein distance, two rows. */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        prev[j]! + 1,
+        row[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * The failure text of an `input` command, which prints nothing when it works: the line that says
+ * most. The app_process `input` of Android 10-11 (BaseCommand) prints its usage, a blank line and
+ * "Error: " + the message, and still exits 0
+ * (https://github.com/aosp-mirror/platform_frameworks_base/blob/76e804db5aa27c39b7a05478a8eebceb7bc2ef13/cmds/input/src/com/android/commands/input/Input.java,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/4e6aa13480a58be54800a9fd52ebf7d8d2b57335/core/java/com/android/internal/os/BaseCommand.java);
+ * the `cmd input` of Android 12+ throws, which ShellCommand prints as "Exception occurred while
+ * executing …" and the exception's own line, exit 255; it answers an unknown sub-command with
+ * "Unknown command: X" on stdout and exit 0 (ANDROID.md, `input`).
  */
 export function inputFailure(output: string): string | null {
-  const line = output.split(/\r?\n/).find((l) =>
-    /(Exception|^Error:|Usage: input|Unknown command|not found)/.test(l)
-  );
-  return line === undefined ? null : line.trim();
+  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
+  return lines.find((l) => /^(java\.|android\.)\S*(Exception|Error)\b/.test(l)) ??
+    lines.find((l) => /^Error:/.test(l)) ??
+    lines.find((l) => /(Exception|Usage: input|Unknown command|not found)/.test(l)) ??
+    null;
 }

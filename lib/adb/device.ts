@@ -20,6 +20,8 @@ export interface DeviceOutput {
   stderr: string;
   /** stdout decoded as UTF-8, followed by stderr: what a text-reading verb inspects. */
   text: string;
+  /** The device command's exit status (text commands); 0 for exec-out, which has none. */
+  status: number;
 }
 
 export interface RunOptions {
@@ -30,6 +32,12 @@ export interface RunOptions {
    * failure (e.g. a PNG cut short when the link died mid-transfer, which adb still exits 0 for).
    */
   complete?: (stdout: Uint8Array) => boolean;
+  /**
+   * The verb reads the command's exit status itself (DeviceOutput.status), because the status
+   * alone does not tell what happened (`am start` exits 0 or 1 for the same error, monkey 252).
+   * adb's own failures are still errors.
+   */
+  ownStatus?: boolean;
 }
 
 export interface ScreenSize {
@@ -62,31 +70,42 @@ export function createDevice(options: DeviceOptions): Device {
   let reconnecting: Promise<void> | undefined;
 
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  const output = (o: { stdout: Uint8Array; stderr: string }): DeviceOutput => ({
+  const output = (o: { stdout: Uint8Array; stderr: string; status?: number }): DeviceOutput => ({
     stdout: o.stdout,
     stderr: o.stderr,
     text: o.stderr ? `${decode(o.stdout)}${o.stderr}` : decode(o.stdout),
+    status: o.status ?? 0,
   });
 
   /** One run of a device command: adb's verdict, then for text commands the command's own. */
-  async function attempt(command: DeviceCommand, opts: RunOptions): Promise<AdbResult> {
+  async function attempt(
+    command: DeviceCommand,
+    opts: RunOptions,
+  ): Promise<AdbResult & { status?: number }> {
     const outcome = await run([...target, command.service, withExitMarker(command)], timeoutMs);
     const ctx = { action: opts.action, serial, command: `${command.service} ${command.shell}` };
     const ran = classifyAdbFailure(outcome, ctx, os);
     if (!ran.ok) return ran;
-    const result = command.service === "shell" ? commandStatus(ran, ctx) : ran;
+    const result = command.service === "shell" ? commandStatus(ran, ctx, opts) : ran;
     if (result.ok && opts.complete?.(result.stdout) === false) return cutShort(opts.action);
     return result;
   }
 
-  /** A text command's own verdict, read from the exit marker that ends its reply. */
+  /**
+   * A text command's own verdict, read from the exit marker that ends its reply; with ownStatus
+   * the status is handed back instead of judged.
+   */
   function commandStatus(
     ran: { stdout: Uint8Array; stderr: string },
     ctx: AdbCallContext,
-  ): AdbResult {
+    opts: RunOptions,
+  ): AdbResult & { status?: number } {
     const marked = readExitMarker(ran.stdout);
     if (marked === null) return cutShort(ctx.action);
-    return classifyExitStatus(marked.status, { stdout: marked.stdout, stderr: ran.stderr }, ctx);
+    const own = { stdout: marked.stdout, stderr: ran.stderr };
+    if (!opts.ownStatus) return classifyExitStatus(marked.status, own, ctx);
+    const result = classifyExitStatus(0, own, ctx);
+    return result.ok ? { ...result, status: marked.status } : result;
   }
 
   function cutShort(action: string): AdbResult {

@@ -74,7 +74,9 @@ function unauthorizedMessage(ctx: AdbCallContext): string {
 
 /**
  * adb's own error texts, in the order they are checked. adb 29 prints each as "error: <text>" on
- * stderr and exits 1 (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
+ * stderr and exits 1 (adb 34 as "adb: <text>" for `adb shell`, "error: <text>" for exec-out and
+ * "closed", and says "more than one device with serial X" when -s matches two devices; both print
+ * the unauthorized text on four lines: ANDROID.md, "The adb client", and tests/adb_errors_test.ts) (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
  * - "more than one device/emulator", "device 'X' not found", "no devices/emulators found",
  *   "device still connecting", "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is …",
  *   "device offline": acquire_one_transport,
@@ -96,10 +98,14 @@ const KNOWN_TEXTS: ReadonlyArray<{
     pattern: /more than one (device|emulator)/i,
     code: "MULTIPLE_DEVICES",
     message: (ctx) =>
-      `Cannot ${ctx.action}: more than one Android device is attached and no serial was chosen; set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive — one phone-eye process drives one phone`,
+      ctx.serial === undefined
+        ? `Cannot ${ctx.action}: more than one Android device is attached and no serial was chosen; set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive — one phone-eye process drives one phone`
+        : `Cannot ${ctx.action}: more than one Android device answers to "${ctx.serial}" (adb also matches -s against model:, product: and device: names, and a phone can be attached twice, by USB and Wi-Fi); set ANDROID_SERIAL (or --serial) to one exact serial from "adb devices"`,
   },
   {
-    pattern: /device unauthorized/i,
+    // "device still authorizing": the key exchange has started but the phone has not answered
+    // the prompt yet (acquire_one_transport, same file).
+    pattern: /device unauthorized|device still authorizing/i,
     code: "UNAUTHORIZED",
     message: unauthorizedMessage,
   },
@@ -113,7 +119,9 @@ const KNOWN_TEXTS: ReadonlyArray<{
       }`,
   },
   {
-    pattern: /^error: (closed|protocol fault|connection reset)|\bdevice disconnected\b/im,
+    // adb 34.0.5 still says "error: closed" for `adb shell` too; "adb: " is accepted in case a
+    // later client moves it to the new prefix like the others.
+    pattern: /^(adb|error): (closed|protocol fault|connection reset)|\bdevice disconnected\b/im,
     code: "TRANSPORT",
     message: (ctx) =>
       `Cannot ${ctx.action}: the link to the phone${where(ctx.serial)} broke during the call; ${
@@ -146,6 +154,18 @@ export function classifyAdbFailure(
         installHint(os)
       }, make sure "adb version" works in a terminal, then restart phone-eye (adb must be on PATH when it starts)`,
       outcome.error,
+    );
+  }
+  if (outcome.kind === "exited" && outcome.code === 255 && outcome.stderr.trim() === "") {
+    // adb from 2024 on exits 255, silently, when the device drops mid-command, even with half a
+    // PNG on stdout (ANDROID.md, "The adb client"); adb 29 and 34 exit 0 there, which the exit
+    // marker and `complete` catch. A device command's own 255 never shows here: the exit marker's
+    // echo ends every text command with status 0, and exec-out carries no status.
+    return failed(
+      "TRANSPORT",
+      `Cannot ${ctx.action}: the link to the phone${where(ctx.serial)} dropped during the call; ${
+        connectHint(ctx.serial)
+      }`,
     );
   }
   if (outcome.kind === "timeout") {

@@ -1,18 +1,31 @@
 // phone_intent: starts an activity with `am start` (or launches an app by package alone).
-// Every argument is whitelisted at the door and quoted as well; am's failures come back as errors.
+// Every argument is whitelisted at the door and quoted as well; am's failures come back explained.
 
 import { z } from "zod";
-import { intentCommand, intentFailure, refuseIntentArgs } from "../adb/commands.ts";
+import {
+  closestPackages,
+  type IntentArgs,
+  intentCommand,
+  listPackagesCommand,
+  parsePackageList,
+  parseResolvedActivity,
+  readIntentOutcome,
+  refuseIntentArgs,
+  resolveActivityCommand,
+} from "../adb/commands.ts";
+import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
 const field = (what: string) => z.string().min(1).max(2000).optional().describe(what);
 
+const ACTION = "start the intent";
+
 export const phoneIntent = defineTool({
   name: "phone_intent",
   title: "Start an app or intent",
   description:
-    'Open an app or a deep link with an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data with action android.intent.action.VIEW to open a URL or deep link; component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
+    'Open an app or a deep link with an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
   inputSchema: z.object({
     action: field('intent action, e.g. "android.intent.action.VIEW"'),
     data: field('data URI, e.g. "https://example.com" or "tel:123"'),
@@ -22,13 +35,94 @@ export const phoneIntent = defineTool({
   annotations: ACTS_ON_PHONE,
   async handler({ device }, args) {
     const refusal = refuseIntentArgs(args);
-    if (refusal) throw new ToolInputError(`Cannot start the intent: ${refusal}`);
-    const out = await device.run(intentCommand(args), { action: "start the intent" });
-    const failure = intentFailure(out.text);
-    if (failure) {
-      throw new AdbError("COMMAND_FAILED", `Cannot start the intent: the phone said: ${failure}`);
+    if (refusal) throw new ToolInputError(`Cannot ${ACTION}: ${refusal}`);
+    const out = await device.run(intentCommand(args), { action: ACTION, ownStatus: true });
+    const outcome = readIntentOutcome(out.text, out.status);
+    if (outcome.kind === "started") {
+      return textResult(outcome.line ? `Started. ${outcome.line}` : "Started.");
     }
-    const started = out.text.split(/\r?\n/).find((l) => /^(Starting|Warning):/.test(l.trim()));
-    return textResult(started ? `Started. ${started.trim()}` : "Started.");
+    throw new AdbError("COMMAND_FAILED", await explainFailure(device, args, outcome));
   },
 });
+
+type Failure = Exclude<ReturnType<typeof readIntentOutcome>, { kind: "started" }>;
+
+/** What went wrong, in words an agent can act on, with what the phone has instead. */
+async function explainFailure(device: Device, args: IntentArgs, failure: Failure): Promise<string> {
+  switch (failure.kind) {
+    case "no-launcher-activity": {
+      // Only monkey says this, and phone-eye runs monkey for a package given alone.
+      const pkg = args.package ?? "";
+      const packages = await installedPackages(device);
+      if (packages === null) {
+        return `Cannot ${ACTION}: the phone has no app "${pkg}" to launch: it is not installed, or has no launcher activity. Check the package name, or give a component ("${pkg}/.SomeActivity")`;
+      }
+      if (!packages.includes(pkg)) {
+        return `Cannot ${ACTION}: ${notInstalled(pkg, packages)}. Check the package name`;
+      }
+      return `Cannot ${ACTION}: "${pkg}" is installed but has no launcher activity, so there is no app screen to open from its package alone; give a component ("${pkg}/.SomeActivity") or an action and data it handles`;
+    }
+    case "no-such-activity": {
+      const pkg = failure.component.split("/", 1)[0] ?? "";
+      const said = `Cannot ${ACTION}: the activity class {${failure.component}} does not exist`;
+      const packages = await installedPackages(device);
+      if (packages !== null && !packages.includes(pkg)) {
+        return `${said}: ${notInstalled(pkg, packages)}`;
+      }
+      const launcher = await launcherActivity(device, pkg);
+      return launcher === null
+        ? `${said}; check the class name (phone_look shows what is on screen)`
+        : `${said}; "${pkg}" opens at ${launcher}: give that as component, or the package alone`;
+    }
+    case "unresolved": {
+      const said =
+        `Cannot ${ACTION}: am is unable to resolve ${failure.intent}: no app on the phone handles it`;
+      const pkg = args.package;
+      if (pkg !== undefined) {
+        const packages = await installedPackages(device);
+        if (packages !== null && !packages.includes(pkg)) {
+          return `${said}: ${notInstalled(pkg, packages)}`;
+        }
+      }
+      return `${said}. Check the action and data (a web link needs an http(s) URI, viewed with android.intent.action.VIEW); to open an app, give its package alone`;
+    }
+    case "failed":
+      return `Cannot ${ACTION}: the phone said: ${failure.detail}`;
+  }
+}
+
+/** "no package X is installed…", naming the installed packages closest to it. */
+function notInstalled(pkg: string, packages: readonly string[]): string {
+  const close = closestPackages(pkg, packages);
+  return `no package "${pkg}" is installed on the phone${
+    close.length > 0 ? `; the closest installed packages are ${close.join(", ")}` : ""
+  }`;
+}
+
+/**
+ * The installed packages (`pm list packages`, read-only), or null when the phone could not say:
+ * the suggestion is a bonus, so its failure never hides the original error.
+ */
+async function installedPackages(device: Device): Promise<string[] | null> {
+  try {
+    const out = await device.run(listPackagesCommand(), { action: "list the installed packages" });
+    const packages = parsePackageList(out.text);
+    return packages.length > 0 ? packages : null;
+  } catch (error) {
+    if (error instanceof AdbError) return null;
+    throw error;
+  }
+}
+
+/** The package's launcher activity ("pkg/.Main"), or null when it has none or the phone failed. */
+async function launcherActivity(device: Device, pkg: string): Promise<string | null> {
+  try {
+    const out = await device.run(resolveActivityCommand(pkg), {
+      action: "find the app's launcher activity",
+    });
+    return parseResolvedActivity(out.text, pkg);
+  } catch (error) {
+    if (error instanceof AdbError) return null;
+    throw error;
+  }
+}
