@@ -54,14 +54,25 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function startAdbHarness(): Promise<AdbHarness> {
+export interface AdbHarnessOptions {
+  /**
+   * The adb client to run, as an absolute path (e.g. a private adb 34 from
+   * tests/helpers/adb_clients.ts); its folder goes first on `env.PATH`, so processes given `env`
+   * (phone-eye) run it too. Default: the `adb` on PATH.
+   */
+  binary?: string;
+}
+
+export async function startAdbHarness(options: AdbHarnessOptions = {}): Promise<AdbHarness> {
+  const binary = options.binary ?? "adb";
+  const path = Deno.env.get("PATH") ?? "/usr/bin:/bin";
   const home = await Deno.makeTempDir({ prefix: "phone_eye_adb_" });
   const port = freePort();
   const env: Record<string, string> = {
     ANDROID_ADB_SERVER_PORT: String(port),
     HOME: home,
     TMPDIR: home,
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    PATH: binary.includes("/") ? `${binary.slice(0, binary.lastIndexOf("/"))}:${path}` : path,
     // No emulator port scan (a sim on 5555-5585 would join every adb server as emulator-55xx)
     // and no mDNS discovery of LAN phones: this server sees only what the test connects.
     ADB_EMU: "0",
@@ -70,7 +81,7 @@ export async function startAdbHarness(): Promise<AdbHarness> {
   const decoder = new TextDecoder();
 
   const adbBytes = async (...args: string[]) => {
-    const out = await new Deno.Command("adb", {
+    const out = await new Deno.Command(binary, {
       args,
       env,
       clearEnv: true,

@@ -18,6 +18,8 @@ export interface RigOptions {
   phones?: SimPhoneOptions[];
   /** Start a private adb server (default true). Without one, phone-eye gets a temp HOME. */
   adb?: boolean;
+  /** The adb client binary for that server and for phone-eye (default: `adb` on PATH). */
+  adbBinary?: string;
   /** `adb connect` every phone before phone-eye starts (default true). */
   connect?: boolean;
   /** ANDROID_SERIAL for phone-eye: default the first phone's serial; null leaves it unset. */
@@ -87,7 +89,9 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     }
     let adb: AdbHarness | undefined;
     if (wantsAdb) {
-      const harness = adb = await startAdbHarness();
+      const harness = adb = await startAdbHarness(
+        options.adbBinary === undefined ? {} : { binary: options.adbBinary },
+      );
       stack.defer(() => harness.close());
       if (options.connect ?? true) {
         for (const sim of sims) await harness.connect(sim.serial);
