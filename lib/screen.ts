@@ -55,10 +55,14 @@ export async function captureScreen(device: Device, action: string): Promise<Scr
   } catch (error) {
     if (!(error instanceof ImageError)) throw error;
     const raw = await device.run(screencapRawCommand(), { action });
-    if (stdout.length === 0 && raw.stdout.length === 0) {
+    const refusal = [captureRefusal(stdout), captureRefusal(raw.stdout)];
+    if (refusal[0] !== null && refusal[1] !== null) {
+      const said = refusal.find((r) => r !== "");
       throw new AdbError(
         "COMMAND_FAILED",
-        `Cannot ${action}: the phone returned no image at all, from "screencap -p" nor from raw "screencap". Android 10-14 refuse screenshots this way while a secure window is showing (FLAG_SECURE: banking apps, password, payment and DRM video screens), and while the screen is off or locked. phone_look's [ui-tree] still lists the screen's elements and where to tap them: use it; if the screen may be off, send phone_key "wake" and unlock it`,
+        `Cannot ${action}: the phone returned no image at all, from "screencap -p" nor from raw "screencap"${
+          said ? ` (it said "${said}")` : ""
+        }. Android 10-14 refuse screenshots this way while a secure window is showing (FLAG_SECURE: banking apps, password, payment and DRM video screens), and while the screen is off or locked. phone_look's [ui-tree] still lists the screen's elements and where to tap them: use it; if the screen may be off, send phone_key "wake" and unlock it`,
       );
     }
     try {
@@ -87,6 +91,19 @@ export async function captureScreen(device: Device, action: string): Promise<Scr
     );
   }
   return { image, png, note };
+}
+
+/**
+ * Whether a capture's output is a refusal rather than an image: nothing at all, or (newer
+ * builds, ANDROID.md, unverified) screencap's one-line "Failed to take screenshot. Status: N" or
+ * "Capturing failed.", which exec-out mixes into stdout. Returns that line ("" when empty), or
+ * null for output that may be an image.
+ */
+function captureRefusal(bytes: Uint8Array): string | null {
+  if (bytes.length === 0) return "";
+  if (bytes.length > 256) return null;
+  const text = new TextDecoder().decode(bytes).trim();
+  return /^(Failed to take screenshot\b[^\n]*|Capturing failed\.?)$/.test(text) ? text : null;
 }
 
 /** How often, and how long apart, a dump is retried on an animated screen. */

@@ -48,6 +48,21 @@ Deno.test({
 });
 
 Deno.test({
+  name: "newer builds' one-line refusal counts as no image too, and is quoted",
+  permissions: "none",
+  async fn() {
+    const { device } = deviceAnswering(
+      exited(0, "Failed to take screenshot. Status: -1\n"),
+      exited(0, "Capturing failed.\n"),
+    );
+    await assert.rejects(
+      captureScreen(device, "take a screenshot"),
+      /no image at all, from "screencap -p" nor from raw "screencap" \(it said "Failed to take screenshot\. Status: -1"\)\. Android 10-14 refuse .*secure window/,
+    );
+  },
+});
+
+Deno.test({
   name: "an empty PNG with a working raw frame is the MIUI quirk: the frame comes back with a note",
   permissions: "none",
   async fn() {
