@@ -22,7 +22,12 @@ async function rejectsWith(promise: Promise<unknown>, code: string, message?: Re
   });
 }
 
-const ctx = { action: "tap", serial: "192.0.2.9:5555", command: "shell input tap 1 2" };
+/** A read-only call: the classifier's plain words. */
+const ctx = {
+  action: "read the screen size",
+  serial: "192.0.2.9:5555",
+  command: "shell wm size",
+};
 
 Deno.test({
   name: "classifyAdbFailure checks spawn failure, timeout, adb's texts, then the exit code",
@@ -42,7 +47,7 @@ Deno.test({
       [
         { kind: "timeout", timeoutMs: 20, stdout: new Uint8Array(), stderr: "" },
         "TIMEOUT",
-        /input tap 1 2.*20 ms.*PHONE_EYE_ADB_TIMEOUT_MS/,
+        /^Cannot read the screen size: "adb shell wm size" did not finish within 20 ms.*PHONE_EYE_ADB_TIMEOUT_MS/,
       ],
       [
         exited(1, "", "error: more than one device/emulator\n"),

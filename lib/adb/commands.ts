@@ -4,6 +4,8 @@
 // Sources cited below are pinned: adb at tag platform-tools-29.0.6 (system/core 589da1a0, the adb
 // Debian ships), Android's shell tools at the frameworks/base and development commits linked.
 
+import type { OutputKind } from "./runner.ts";
+
 /**
  * One command for the phone. `shell` is passed to adb as a single argument: `adb shell` joins its
  * arguments with spaces and escapes nothing ("We don't escape here, just like ssh(1)",
@@ -19,6 +21,14 @@ export interface DeviceCommand {
    */
   service: "shell" | "exec-out";
   shell: string;
+}
+
+/**
+ * What a command prints, which sets how much of it the runner reads: exec-out carries the
+ * screenshots (the only binary output phone-eye asks for), shell carries text.
+ */
+export function outputKind(command: DeviceCommand): OutputKind {
+  return command.service === "exec-out" ? "image" : "text";
 }
 
 /**

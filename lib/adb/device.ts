@@ -1,7 +1,13 @@
 // The phone as phone-eye sees it: every device call goes through run(), which classifies failures,
 // revives a dropped Wi-Fi link once, and replays only read-only commands. State lives per server.
 
-import { type DeviceCommand, isReplayable, parseWmSize, wmSizeCommand } from "./commands.ts";
+import {
+  type DeviceCommand,
+  isReplayable,
+  outputKind,
+  parseWmSize,
+  wmSizeCommand,
+} from "./commands.ts";
 import { excerpt } from "../text.ts";
 import {
   type AdbCallContext,
@@ -82,7 +88,10 @@ export function createDevice(options: DeviceOptions): Device {
     command: DeviceCommand,
     opts: RunOptions,
   ): Promise<AdbResult & { status?: number }> {
-    const outcome = await run([...target, command.service, withExitMarker(command)], timeoutMs);
+    const outcome = await run([...target, command.service, withExitMarker(command)], {
+      timeoutMs,
+      output: outputKind(command),
+    });
     const ctx = { action: opts.action, serial, command: `${command.service} ${command.shell}` };
     const ran = classifyAdbFailure(outcome, ctx, os);
     if (!ran.ok) return ran;
@@ -122,8 +131,10 @@ export function createDevice(options: DeviceOptions): Device {
     };
   }
 
+  const hostLimits = { timeoutMs, output: "text" } as const;
+
   async function listSerials(): Promise<string[]> {
-    const outcome = await run(["devices"], timeoutMs);
+    const outcome = await run(["devices"], hostLimits);
     if (outcome.kind !== "exited") return [];
     return decode(outcome.stdout).split(/\r?\n/).slice(1)
       .map((line) => line.trim().split(/\s+/))
@@ -138,9 +149,9 @@ export function createDevice(options: DeviceOptions): Device {
    * and ANDROID.md), so the serial is disconnected first. connectFailure reads the answer.
    */
   async function reconnect(wifiSerial: string, action: string): Promise<void> {
-    await run(["disconnect", wifiSerial], timeoutMs);
+    await run(["disconnect", wifiSerial], hostLimits);
     const failure = connectFailure(
-      await run(["connect", wifiSerial], timeoutMs),
+      await run(["connect", wifiSerial], hostLimits),
       action,
       wifiSerial,
     );
@@ -201,7 +212,7 @@ export function createDevice(options: DeviceOptions): Device {
       return size;
     },
     async host(args, action) {
-      const outcome = await run(args, timeoutMs);
+      const outcome = await run(args, hostLimits);
       const result = classifyAdbFailure(
         outcome,
         { action, serial: undefined, command: args.join(" ") },

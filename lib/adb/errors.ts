@@ -11,7 +11,9 @@ import type { AdbOutcome } from "./runner.ts";
 export type AdbErrorCode =
   | "ADB_NOT_FOUND"
   | "ADB_NOT_PERMITTED"
+  | "ADB_NOT_STARTED"
   | "TIMEOUT"
+  | "TOO_LARGE"
   | "MULTIPLE_DEVICES"
   | "UNAUTHORIZED"
   | "NO_DEVICE"
@@ -130,6 +132,16 @@ const KNOWN_TEXTS: ReadonlyArray<{
   },
 ];
 
+/** A byte count in whole MiB, for messages. */
+function mib(bytes: number): string {
+  return `${Math.round(bytes / (1024 * 1024))} MiB`;
+}
+
+/** The command as the agent could type it, shortened for messages. */
+function shown(command: string): string {
+  return `"adb ${command.length > 80 ? `${command.slice(0, 79)}…` : command}"`;
+}
+
 /**
  * Classifies an adb run: spawn failure → timeout → adb's known texts → exit code. A run that
  * exited 0 without a known adb error text is a success and carries its output.
@@ -139,23 +151,7 @@ export function classifyAdbFailure(
   ctx: AdbCallContext,
   os: string = "linux",
 ): AdbResult {
-  if (outcome.kind === "spawn-failed") {
-    const name = outcome.error.name;
-    if (name === "NotCapable" || name === "PermissionDenied") {
-      return failed(
-        "ADB_NOT_PERMITTED",
-        `Cannot ${ctx.action}: this phone-eye build may only run the adb found on PATH at start-up, and that was refused; make sure adb is on PATH before starting phone-eye, then restart it`,
-        outcome.error,
-      );
-    }
-    return failed(
-      "ADB_NOT_FOUND",
-      `Cannot ${ctx.action}: adb was not found on PATH; ${
-        installHint(os)
-      }, make sure "adb version" works in a terminal, then restart phone-eye (adb must be on PATH when it starts)`,
-      outcome.error,
-    );
-  }
+  if (outcome.kind === "spawn-failed") return spawnFailure(outcome.error, ctx, os);
   if (outcome.kind === "exited" && outcome.code === 255 && outcome.stderr.trim() === "") {
     // adb from 2024 on exits 255, silently, when the device drops mid-command, even with half a
     // PNG on stdout (ANDROID.md, "The adb client"); adb 29 and 34 exit 0 there, which the exit
@@ -169,16 +165,77 @@ export function classifyAdbFailure(
     );
   }
   if (outcome.kind === "timeout") {
+    const fix = `the phone${
+      where(ctx.serial)
+    } may be busy, asleep or on a bad link — check it, or raise PHONE_EYE_ADB_TIMEOUT_MS`;
     return failed(
       "TIMEOUT",
-      `Cannot ${ctx.action}: "adb ${
-        ctx.command.length > 80 ? `${ctx.command.slice(0, 79)}…` : ctx.command
-      }" did not finish within ${outcome.timeoutMs} ms and was stopped; the phone${
+      `Cannot ${ctx.action}: ${
+        shown(ctx.command)
+      } did not finish within ${outcome.timeoutMs} ms and was stopped; ${fix}`,
+    );
+  }
+  if (outcome.kind === "too-large") {
+    const cap = mib(outcome.capBytes);
+    const what = outcome.stream === "stderr"
+      ? `adb wrote more than ${cap} of error text for ${shown(ctx.command)}, so it was stopped`
+      : outcome.output === "image"
+      ? `the phone${
         where(ctx.serial)
-      } may be busy, asleep or on a bad link — check it, or raise PHONE_EYE_ADB_TIMEOUT_MS`,
+      } sent more than ${cap} for a screenshot, more than the raw frame of any phone or tablet screen, so adb was stopped`
+      : `the phone${where(ctx.serial)} sent more than ${cap} of text for ${
+        shown(ctx.command)
+      }, far more than that command prints, so adb was stopped`;
+    const fix = outcome.stream === "stderr"
+      ? `run ${shown(ctx.command)} in a terminal to see what adb says`
+      : `the phone or something between it and phone-eye is misbehaving; restart the phone and the adb server ("adb kill-server"), then try again`;
+    return failed(
+      "TOO_LARGE",
+      `Cannot ${ctx.action}: ${what}; ${fix}`,
     );
   }
   return classifyExitStatus(outcome.code, outcome, ctx);
+}
+
+/**
+ * Why adb could not be started, by the error's real cause: only NotFound means adb is missing.
+ * NotCapable is Deno's sandbox refusing the run; anything else (the file is not executable, an
+ * argument the OS refused) is named, never guessed at.
+ */
+function spawnFailure(error: Error, ctx: AdbCallContext, os: string): AdbResult {
+  switch (error.name) {
+    case "NotFound":
+      return failed(
+        "ADB_NOT_FOUND",
+        `Cannot ${ctx.action}: adb was not found on PATH; ${
+          installHint(os)
+        }, make sure "adb version" works in a terminal, then restart phone-eye (adb must be on PATH when it starts)`,
+        error,
+      );
+    case "NotCapable":
+      return failed(
+        "ADB_NOT_PERMITTED",
+        `Cannot ${ctx.action}: this phone-eye build may only run the adb found on PATH at start-up, and that was refused; make sure adb is on PATH before starting phone-eye, then restart it`,
+        error,
+      );
+    case "PermissionDenied":
+      return failed(
+        "ADB_NOT_STARTED",
+        `Cannot ${ctx.action}: adb could not be started (PermissionDenied): the adb found on PATH is not executable by this user; check its permissions, make sure "adb version" works in a terminal, then restart phone-eye`,
+        error,
+      );
+    default: {
+      // Deno's text is "Failed to spawn '<binary>': <the OS's reason>"; the arguments are not in it.
+      const reason = excerpt(error.message.replace(/^Failed to spawn '[^']*': /, ""), 120);
+      return failed(
+        "ADB_NOT_STARTED",
+        `Cannot ${ctx.action}: adb could not be started (${error.name}${
+          reason ? `: ${reason}` : ""
+        }); make sure "adb version" works in a terminal, then restart phone-eye`,
+        error,
+      );
+    }
+  }
 }
 
 /**
@@ -236,9 +293,9 @@ export function connectFailure(
   action: string,
   serial: string,
 ): AdbError | null {
-  const said = outcome.kind === "spawn-failed"
-    ? ""
-    : `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`;
+  const said = outcome.kind === "exited" || outcome.kind === "timeout"
+    ? `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`
+    : "";
   if (outcome.kind === "exited" && /\bfailed to authenticate\b/i.test(said)) {
     return new AdbError(
       "UNAUTHORIZED",
@@ -248,10 +305,14 @@ export function connectFailure(
   if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return null;
   const why = outcome.kind === "timeout"
     ? `"adb connect" got no answer within ${outcome.timeoutMs} ms`
+    : outcome.kind === "too-large"
+    ? `"adb connect" answered with more than ${mib(outcome.capBytes)}`
     : excerpt(said) || "adb connect failed";
+  const fix =
+    `check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${serial}"`;
   return new AdbError(
     "NO_DEVICE",
-    `Cannot ${action}: no Android device reachable at ${serial} (${why}); check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${serial}"`,
+    `Cannot ${action}: no Android device reachable at ${serial} (${why}); ${fix}`,
     outcome.kind === "spawn-failed" ? { cause: outcome.error } : undefined,
   );
 }

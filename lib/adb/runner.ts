@@ -1,14 +1,90 @@
-// The one place that spawns adb: Deno.Command with stdin closed and a timeout that kills the child.
-// It reports what happened (spawned or not, timed out or exited) and leaves the meaning to errors.ts.
+// The one place that spawns adb: stdin closed, output read up to a cap, and a deadline that holds.
+// It reports what happened and leaves the meaning to errors.ts.
+
+const MiB = 1024 * 1024;
+
+/** What a command prints on stdout, which sets how much of it phone-eye reads (OUTPUT_CAPS). */
+export type OutputKind = "image" | "text";
+
+/**
+ * The most stdout phone-eye reads per command before it stops adb. An image is a screenshot: the
+ * raw RGBA frame of a 4K tablet is 3840 × 2400 × 4 B ≈ 35 MiB (a PNG of the same screen is no
+ * larger, since deflate's stored blocks add ~0.01 %), so 64 MiB leaves room. Text is a UI dump or a
+ * command's few lines; 16 MiB is three times the 5 MiB dump the UI-tree tests and benchmark treat as
+ * huge (tests/fixtures/ui/big_dump.ts), against ~100 KiB for a typical screen.
+ */
+export const OUTPUT_CAPS: Readonly<Record<OutputKind, number>> = {
+  image: 64 * MiB,
+  text: 16 * MiB,
+};
+
+/** adb's own complaints on stderr are a few lines; past this it is not adb talking. */
+export const STDERR_CAP = 1 * MiB;
+
+/**
+ * How long the readers may still take once adb has exited or been killed. SIGKILL reaches adb
+ * only: a wrapper or shim that forked keeps the pipes open, and they would never end on their own.
+ * What adb wrote before it ended is already in the pipe (at most a pipe buffer, 64 KiB on Linux),
+ * so this only has to cover reading it.
+ */
+export const DRAIN_GRACE_MS = 250;
 
 /** What one adb invocation did; classifyAdbFailure() turns the failures into messages. */
 export type AdbOutcome =
   | { kind: "spawn-failed"; error: Error }
   | { kind: "timeout"; timeoutMs: number; stdout: Uint8Array; stderr: string }
+  | { kind: "too-large"; stream: "stdout" | "stderr"; capBytes: number; output: OutputKind }
   | { kind: "exited"; code: number; stdout: Uint8Array; stderr: string };
 
+/** The bounds of one run: its deadline, and what its stdout carries (which sets the cap). */
+export interface AdbRunLimits {
+  timeoutMs: number;
+  output: OutputKind;
+}
+
 /** Runs `adb <args>`; never throws for adb's own failures, only returns them. */
-export type RunAdb = (args: readonly string[], timeoutMs: number) => Promise<AdbOutcome>;
+export type RunAdb = (args: readonly string[], limits: AdbRunLimits) => Promise<AdbOutcome>;
+
+/** A pipe being read up to a cap: what it gave, and whether it went past the cap. */
+interface Drain {
+  done: Promise<{ bytes: Uint8Array; overflowed: boolean }>;
+  /** Stops reading: a pending read ends at once and the pipe is closed on our side. */
+  cancel(): void;
+}
+
+/** Reads a pipe until it ends or passes `cap`; past the cap it calls onOverflow and stops. */
+function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () => void): Drain {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let overflowed = false;
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (size + value.length > cap) {
+          overflowed = true;
+          onOverflow();
+          await reader.cancel();
+          break;
+        }
+        chunks.push(value);
+        size += value.length;
+      }
+    } catch {
+      // The pipe broke or was closed under the read: keep what arrived.
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    return { bytes, overflowed };
+  })();
+  return { done, cancel: () => void reader.cancel().catch(() => {}) };
+}
 
 /**
  * Creates the real runner. stdin is "null" on purpose: `adb shell` reads its stdin (RemoteShell
@@ -18,7 +94,7 @@ export type RunAdb = (args: readonly string[], timeoutMs: number) => Promise<Adb
  * arriving on it.
  */
 export function createAdbRunner(binary = "adb"): RunAdb {
-  return async (args, timeoutMs) => {
+  return async (args, { timeoutMs, output }) => {
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(binary, {
@@ -30,25 +106,52 @@ export function createAdbRunner(binary = "adb"): RunAdb {
     } catch (error) {
       return { kind: "spawn-failed", error: error as Error };
     }
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let stopped: "timeout" | "stdout" | "stderr" | undefined;
+    const stop = (why: NonNullable<typeof stopped>) => {
+      if (stopped !== undefined) return;
+      stopped = why;
       // SIGKILL, not SIGTERM: the deadline must hold whatever state adb is in, and SIGKILL is the
       // one signal that cannot be caught, blocked or ignored.
       try {
         child.kill("SIGKILL");
       } catch {
-        // It exited between the timer firing and the kill: nothing to do.
+        // It exited between the decision and the kill: nothing to do.
       }
-    }, timeoutMs);
+    };
+    const stdout = drain(child.stdout, OUTPUT_CAPS[output], () => stop("stdout"));
+    const stderr = drain(child.stderr, STDERR_CAP, () => stop("stderr"));
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    let code: number;
     try {
-      const { code, stdout, stderr } = await child.output();
-      const err = new TextDecoder().decode(stderr);
-      return timedOut
-        ? { kind: "timeout", timeoutMs, stdout, stderr: err }
-        : { kind: "exited", code, stdout, stderr: err };
+      code = (await child.status).code;
     } finally {
       clearTimeout(timer);
     }
+    // adb has ended. Its pipes end with it unless a process it forked still holds them: the readers
+    // get DRAIN_GRACE_MS more, then are cancelled, so the answer never waits on that process.
+    const drained = Promise.all([stdout.done, stderr.done]);
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const inTime = await Promise.race([
+      drained.then(() => true),
+      new Promise<false>((resolve) => grace = setTimeout(() => resolve(false), DRAIN_GRACE_MS)),
+    ]);
+    clearTimeout(grace);
+    if (!inTime) {
+      stdout.cancel();
+      stderr.cancel();
+    }
+    const [out, err] = await drained;
+    if (stopped === "stdout" || stopped === "stderr") {
+      return {
+        kind: "too-large",
+        stream: stopped,
+        capBytes: stopped === "stdout" ? OUTPUT_CAPS[output] : STDERR_CAP,
+        output,
+      };
+    }
+    const errText = new TextDecoder().decode(err.bytes);
+    return stopped === "timeout"
+      ? { kind: "timeout", timeoutMs, stdout: out.bytes, stderr: errText }
+      : { kind: "exited", code, stdout: out.bytes, stderr: errText };
   };
 }

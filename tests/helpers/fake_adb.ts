@@ -2,7 +2,7 @@
 // exit-status marker after text commands, so tests read and write plain device commands.
 
 import { EXIT_MARKER, withExitMarker } from "../../lib/adb/exit_marker.ts";
-import type { AdbOutcome, RunAdb } from "../../lib/adb/runner.ts";
+import type { AdbOutcome, AdbRunLimits, RunAdb } from "../../lib/adb/runner.ts";
 
 const enc = new TextEncoder();
 const MARKER_SUFFIX = withExitMarker({ service: "shell", shell: "" });
@@ -17,9 +17,22 @@ export const exited = (
   extra: { status?: number; cutShort?: boolean } = {},
 ): FakeAnswer => ({ kind: "exited", code, stdout: enc.encode(stdout), stderr, ...extra });
 
+export const timedOut = (timeoutMs = 1000): FakeAnswer => ({
+  kind: "timeout",
+  timeoutMs,
+  stdout: new Uint8Array(),
+  stderr: "",
+});
+
+/**
+ * A rule's answer: one answer; a list answered in turn, repeating its last entry; or a function
+ * of the call's line, whose promise the test can hold and release to stagger answers by events.
+ */
+export type FakeRule = FakeAnswer | FakeAnswer[] | ((line: string) => Promise<FakeAnswer>);
+
 /**
  * Answers each call from the first rule whose pattern matches the argv joined with spaces (the
- * device command without its marker). A list answers in turn, repeating its last entry.
+ * device command without its marker).
  */
 export interface FakeAdb {
   run: RunAdb;
@@ -27,32 +40,36 @@ export interface FakeAdb {
   calls: string[];
   /** The device commands alone (the last argument of shell/exec-out calls). */
   sent: string[];
+  /** The limits each call was given, in call order. */
+  limits: AdbRunLimits[];
 }
 
-export function fakeAdb(rules: Array<[RegExp, FakeAnswer | FakeAnswer[]]> = []): FakeAdb {
+export function fakeAdb(rules: Array<[RegExp, FakeRule]> = []): FakeAdb {
   const calls: string[] = [];
   const sent: string[] = [];
-  const run: RunAdb = (args) => {
+  const limits: AdbRunLimits[] = [];
+  const run: RunAdb = async (args, given) => {
     const last = args.at(-1) ?? "";
     const isText = last.endsWith(MARKER_SUFFIX);
     const command = isText ? last.slice(0, -MARKER_SUFFIX.length) : last;
     const line = [...args.slice(0, -1), command].join(" ");
     calls.push(line);
+    limits.push(given);
     if (args.includes("shell") || args.includes("exec-out")) sent.push(command);
-    const rule = rules.find(([pattern]) => pattern.test(line));
+    const rule = rules.find(([pattern]) => pattern.test(line))?.[1];
     const answer = rule === undefined
       ? exited(0, /^wm size$/.test(command) ? "Physical size: 1080x2400\n" : "")
-      : Array.isArray(rule[1])
-      ? (rule[1].length > 1 ? rule[1].shift()! : rule[1][0]!)
-      : rule[1];
-    if (answer.kind !== "exited" || answer.code !== 0 || !isText || answer.cutShort) {
-      return Promise.resolve(answer);
-    }
+      : typeof rule === "function"
+      ? await rule(line)
+      : Array.isArray(rule)
+      ? (rule.length > 1 ? rule.shift()! : rule[0]!)
+      : rule;
+    if (answer.kind !== "exited" || answer.code !== 0 || !isText || answer.cutShort) return answer;
     const marker = enc.encode(`${EXIT_MARKER}${answer.status ?? 0}\n`);
     const stdout = new Uint8Array(answer.stdout.length + marker.length);
     stdout.set(answer.stdout);
     stdout.set(marker, answer.stdout.length);
-    return Promise.resolve({ ...answer, stdout });
+    return { ...answer, stdout };
   };
-  return { run, calls, sent };
+  return { run, calls, sent, limits };
 }
