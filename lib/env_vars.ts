@@ -27,7 +27,10 @@ export interface EnvVarDoc {
   readonly grant: string;
 }
 
-/** Every variable phone-eye reads; deno.json's `permissions.default.env` grants exactly these. */
+/**
+ * Every variable phone-eye reads as a setting of its own; deno.json's `permissions.default.env`
+ * grants exactly these and ADB_ENV_TABLE's (GRANTED_ENV_VARS).
+ */
 export const ENV_TABLE = [
   {
     name: "ANDROID_SERIAL",
@@ -92,9 +95,183 @@ export type EnvVar = typeof ENV_TABLE[number]["name"];
 /** The names alone, in table order. */
 export const ENV_VARS: readonly EnvVar[] = ENV_TABLE.map((row) => row.name);
 
-/** The row for `name`, or undefined for a variable phone-eye does not read. */
+/**
+ * The variables phone-eye passes on to adb, which runs with these and ANDROID_SERIAL alone
+ * (lib/adb/runner.ts): a cleared environment keeps the vision key out of the adb server, which
+ * outlives the call. None is a setting of phone-eye's, so --help, --doctor's count and the README's
+ * configuration table leave them out; each is granted in deno.json's production set only so that
+ * phone-eye may read it to pass it on.
+ * - HOME, where adb keeps ~/.android/adbkey (adb_get_homedir_path), and TMPDIR, where the server
+ *   writes its log (GetLogFilePath), both in adb_utils.cpp:
+ *   https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/adb_utils.cpp#L289-L350
+ * - Windows: TEMP, TMP and USERPROFILE are where GetTempPathW (same file) looks for the log folder;
+ *   SystemRoot and WINDIR are how system libraries such as Winsock's providers are found.
+ * - adb's own settings: every getenv() of the host side of adb 29 (the adb folder at the commit
+ *   above) and of platform-tools since (GrapheneOS/platform_packages_modules_adb at
+ *   4d73d56bfacd2c1bcb8bdda4b8aa8030e0f224bb); the device-side, build-tree and logcat ones are
+ *   left out, as phone-eye never asks for them.
+ */
+export const ADB_ENV_TABLE: readonly EnvVarDoc[] = [
+  {
+    name: "PATH",
+    meaning: "the search path adb and the programs it starts use",
+    default: "unset",
+    grant: "passed on to adb: the search path adb and the programs it starts use",
+  },
+  {
+    name: "HOME",
+    meaning: "where adb keeps its key pair (~/.android/adbkey)",
+    default: "unset",
+    grant: "passed on to adb: where adb keeps its key pair (~/.android/adbkey)",
+  },
+  {
+    name: "TMPDIR",
+    meaning: "where the adb server writes its log",
+    default: "unset",
+    grant: "passed on to adb: where the adb server writes its log",
+  },
+  {
+    name: "TMP",
+    meaning: "Windows: where the adb server writes its log",
+    default: "unset",
+    grant: "passed on to adb: Windows: where the adb server writes its log",
+  },
+  {
+    name: "TEMP",
+    meaning: "Windows: where the adb server writes its log",
+    default: "unset",
+    grant: "passed on to adb: Windows: where the adb server writes its log",
+  },
+  {
+    name: "USERPROFILE",
+    meaning: "Windows: the user's profile folder, adb's home",
+    default: "unset",
+    grant: "passed on to adb: Windows: the user's profile folder, adb's home",
+  },
+  {
+    name: "APPDATA",
+    meaning: "Windows: the user's roaming application data folder",
+    default: "unset",
+    grant: "passed on to adb: Windows: the user's roaming application data folder",
+  },
+  {
+    name: "LOCALAPPDATA",
+    meaning: "Windows: the user's local application data folder",
+    default: "unset",
+    grant: "passed on to adb: Windows: the user's local application data folder",
+  },
+  {
+    name: "SystemRoot",
+    meaning: "Windows: where the system libraries adb loads (Winsock) are found",
+    default: "unset",
+    grant: "passed on to adb: Windows: where the system libraries adb loads (Winsock) are found",
+  },
+  {
+    name: "WINDIR",
+    meaning: "Windows: where the system libraries adb loads are found",
+    default: "unset",
+    grant: "passed on to adb: Windows: where the system libraries adb loads are found",
+  },
+  {
+    name: "ANDROID_ADB_SERVER_PORT",
+    meaning: "adb's setting: the port of the adb server to use",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: the port of the adb server to use",
+  },
+  {
+    name: "ANDROID_ADB_SERVER_ADDRESS",
+    meaning: "adb's setting: the host of the adb server to use",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: the host of the adb server to use",
+  },
+  {
+    name: "ADB_SERVER_SOCKET",
+    meaning: "adb's setting: the socket of the adb server to use",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: the socket of the adb server to use",
+  },
+  {
+    name: "ANDROID_ADB_LOG_PATH",
+    meaning: "adb's setting: the adb server's log file",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: the adb server's log file",
+  },
+  {
+    name: "ADB_VENDOR_KEYS",
+    meaning: "adb's setting: more keys to authenticate to phones with",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: more keys to authenticate to phones with",
+  },
+  {
+    name: "ADB_TRACE",
+    meaning: "adb's setting: what adb logs, for debugging",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: what adb logs, for debugging",
+  },
+  {
+    name: "ADB_MDNS",
+    meaning: "adb's setting: finding phones by mDNS, on or off",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: finding phones by mDNS, on or off",
+  },
+  {
+    name: "ADB_MDNS_AUTO_CONNECT",
+    meaning: "adb's setting: which mDNS services adb connects to by itself",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: which mDNS services adb connects to by itself",
+  },
+  {
+    name: "ADB_MDNS_OPENSCREEN",
+    meaning: "adb's setting: which mDNS backend adb uses",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: which mDNS backend adb uses",
+  },
+  {
+    name: "ADB_USB",
+    meaning: "adb's setting: finding phones on USB, on or off",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: finding phones on USB, on or off",
+  },
+  {
+    name: "ADB_LIBUSB",
+    meaning: "adb's setting: which USB backend adb uses",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: which USB backend adb uses",
+  },
+  {
+    name: "ADB_EMU",
+    meaning: "adb's setting: scanning for emulators, on or off",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: scanning for emulators, on or off",
+  },
+  {
+    name: "ADB_LOCAL_TRANSPORT_MAX_PORT",
+    meaning: "adb's setting: the last port of the emulator scan",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: the last port of the emulator scan",
+  },
+  {
+    name: "ADB_TCP_KEEPALIVE_INTERVAL",
+    meaning: "adb's setting: the keepalive of Wi-Fi links",
+    default: "unset",
+    grant: "passed on to adb: adb's setting: the keepalive of Wi-Fi links",
+  },
+];
+
+/** Every variable adb runs with: ANDROID_SERIAL (phone-eye's own too) and ADB_ENV_TABLE's. */
+export const ADB_ENV_NAMES: readonly string[] = [
+  "ANDROID_SERIAL",
+  ...ADB_ENV_TABLE.map((row) => row.name),
+];
+
+/** Every variable deno.json's production set grants: phone-eye's own, then those adb gets. */
+export const GRANTED_ENV_VARS: readonly string[] = [
+  ...new Set([...ENV_VARS, ...ADB_ENV_NAMES]),
+];
+
+/** The row for `name` in either table, or undefined for a variable phone-eye does not read. */
 export function envVarDoc(name: string): EnvVarDoc | undefined {
-  return (ENV_TABLE as readonly EnvVarDoc[]).find((row) => row.name === name);
+  return [...ENV_TABLE as readonly EnvVarDoc[], ...ADB_ENV_TABLE].find((row) => row.name === name);
 }
 
 /** The `Environment:` block of --help: one row per variable, wrapped to `width` columns. */

@@ -6,6 +6,7 @@ import { basename, dirname } from "node:path";
 import { parseArgs } from "node:util";
 import denoJson from "../deno.json" with { type: "json" };
 import {
+  ADB_ENV_TABLE,
   DEFAULT_ADB_TIMEOUT_MS,
   DEFAULT_BASE_URL,
   DEFAULT_MODEL,
@@ -142,6 +143,8 @@ export function releaseEnvVars(config: unknown = denoJson): ReleaseEnvVar[] {
   const stale = Object.keys(PRESENTATION).filter((name) => !granted.includes(name));
   if (stale.length > 0) throw new Error(`presented but not granted: ${stale.join(", ")}`);
   return granted.flatMap((name): ReleaseEnvVar[] => {
+    // Granted only so that phone-eye can pass them on to adb: not settings a user gives phone-eye.
+    if (ADB_ENV_TABLE.some((row) => row.name === name)) return [];
     const shown = PRESENTATION[name];
     const reason = envVarDoc(name)?.grant;
     if (shown === undefined || reason === undefined) {
@@ -268,7 +271,7 @@ export function buildManifest(
       "",
       "- `adb` must be on the PATH the app starts phone-eye with, and the phone attached over USB or Wi-Fi with USB debugging allowed.",
       "- Screenshots go only to the vision model you configure here; with none, `phone_look` still returns the phone's UI tree.",
-      `- This bundle holds the binary for ${target}. Its Deno sandbox lets it run only \`adb\`, read only its own settings and reach only loopback, private networks and a fixed list of vision providers.`,
+      `- This bundle holds the binary for ${target}. Its Deno sandbox lets it run only \`adb\`, read only its own settings and the ones it passes on to \`adb\`, and reach only loopback, private networks and a fixed list of vision providers.`,
     ].join("\n"),
     author: { name: release.owner, url: `https://github.com/${release.owner}` },
     repository: { type: "git", url: repository },

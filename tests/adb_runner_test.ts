@@ -5,7 +5,14 @@ import assert from "node:assert/strict";
 import { screencapPngCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError, classifyAdbFailure } from "../lib/adb/errors.ts";
-import { createAdbRunner, DRAIN_GRACE_MS, OUTPUT_CAPS, STDERR_CAP } from "../lib/adb/runner.ts";
+import { ADB_ENV_NAMES } from "../lib/env_vars.ts";
+import {
+  adbEnvironment,
+  createAdbRunner,
+  DRAIN_GRACE_MS,
+  OUTPUT_CAPS,
+  STDERR_CAP,
+} from "../lib/adb/runner.ts";
 
 /** A fake `adb`: a real sh script in a temp folder, removed by the test's own finally. */
 async function script(dir: string, name: string, body: string): Promise<string> {
@@ -59,6 +66,8 @@ async function running(needle: string): Promise<boolean> {
 }
 
 const MiB = 1024 * 1024;
+/** What the scripts need to find head and sleep; the runner passes nothing else. */
+const SH_ENV = { PATH: "/usr/bin:/bin" };
 
 Deno.test("an adb that floods stdout past the cap is killed and the agent reads why, per command kind", async () => {
   const dir = await Deno.makeTempDir({ prefix: "phone_eye_flood_" });
@@ -76,7 +85,7 @@ head -c "$n" /dev/zero
 exec sleep 30`,
     );
     const device = createDevice({
-      run: createAdbRunner(adb),
+      run: createAdbRunner(adb, SH_ENV),
       serial: undefined,
       timeoutMs: 20_000,
     });
@@ -103,7 +112,7 @@ Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is
       "loud",
       `head -c ${STDERR_CAP + 1} /dev/zero >&2\nexec sleep 30`,
     );
-    const run = createAdbRunner(loud);
+    const run = createAdbRunner(loud, SH_ENV);
     const outcome = await run(["devices"], { timeoutMs: 20_000, output: "text" });
     assert.deepEqual(outcome, {
       kind: "too-large",
@@ -120,7 +129,7 @@ Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is
     assert.match(result.error.message, /adb wrote more than 1 MiB of error text for "adb devices"/);
 
     const full = await script(dir, "full", `head -c ${OUTPUT_CAPS.text} /dev/zero`);
-    const fits = await createAdbRunner(full)(["shell", "x"], {
+    const fits = await createAdbRunner(full, SH_ENV)(["shell", "x"], {
       timeoutMs: 20_000,
       output: "text",
     });
@@ -147,7 +156,7 @@ echo partial
 [ "$1" = "exit" ] && exit 0
 wait`,
     );
-    const run = createAdbRunner(wrapper);
+    const run = createAdbRunner(wrapper, SH_ENV);
     const childPid = async () => {
       const pid = Number(await Deno.readTextFile(`${dir}/child.pid`));
       pids.push(pid);
@@ -194,6 +203,52 @@ wait`,
   }
 });
 
+Deno.test("adb gets only the allowlisted environment: no vision key, adb's own settings kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "phone_eye_env_" });
+  try {
+    const printenv = await script(dir, "adb", "exec /usr/bin/env");
+    const env = adbEnvironment((name) =>
+      ({
+        PATH: "/usr/bin:/bin",
+        HOME: dir,
+        ANDROID_ADB_SERVER_PORT: "5099",
+        ADB_MDNS: "0",
+        PHONE_EYE_VISION_API_KEY: "pe-test-key-3f9a1c77",
+        AWS_SECRET_ACCESS_KEY: "nope",
+      } as Record<string, string>)[name]
+    );
+    assert.deepEqual(env, {
+      PATH: "/usr/bin:/bin",
+      HOME: dir,
+      ANDROID_ADB_SERVER_PORT: "5099",
+      ADB_MDNS: "0",
+    });
+    const outcome = await createAdbRunner(printenv, env)(["version"], {
+      timeoutMs: 20_000,
+      output: "text",
+    });
+    assert.equal(outcome.kind, "exited");
+    const seen = new TextDecoder().decode(outcome.kind === "exited" ? outcome.stdout : undefined)
+      .split("\n").filter(Boolean).map((line) => line.slice(0, line.indexOf("=")));
+    // sh may add PWD of its own; everything else is exactly what was allowed.
+    assert.deepEqual(seen.filter((name) => name !== "PWD").sort(), Object.keys(env).sort());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "deno.json's production set grants every variable adb is given, so none needs a prompt",
+  permissions: { read: true },
+  async fn() {
+    const denoJson = JSON.parse(
+      await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+    );
+    const granted = new Set<string>(denoJson.permissions.default.env);
+    assert.deepEqual(ADB_ENV_NAMES.filter((name) => !granted.has(name)), []);
+  },
+});
+
 Deno.test("spawn errors are labelled by their cause: only NotFound means adb is missing", async () => {
   const dir = await Deno.makeTempDir({ prefix: "phone_eye_spawn_" });
   try {
@@ -217,7 +272,7 @@ Deno.test("spawn errors are labelled by their cause: only NotFound means adb is 
       ],
     ];
     for (const [binary, args, code, message] of cases) {
-      const outcome = await createAdbRunner(binary)(args, limits);
+      const outcome = await createAdbRunner(binary, {})(args, limits);
       assert.equal(outcome.kind, "spawn-failed", binary);
       const result = classifyAdbFailure(outcome, ctx);
       assert.ok(!result.ok);

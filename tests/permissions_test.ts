@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
-import { ENV_TABLE, ENV_VARS } from "../lib/env_vars.ts";
+import { ADB_ENV_TABLE, ENV_TABLE, ENV_VARS, GRANTED_ENV_VARS } from "../lib/env_vars.ts";
 import {
   checkProductionSet,
   compilePermissionSetName,
@@ -39,13 +39,16 @@ Deno.test({
 });
 
 Deno.test({
-  name: "deno.json grants exactly the variables of lib/env_vars.ts's table, each documented once",
+  name: "deno.json grants exactly the variables of lib/env_vars.ts's tables, each documented once",
   permissions: "none",
   fn() {
+    // phone-eye's own settings, and the variables it passes on to adb, which runs with those alone.
     const granted = production().env as string[];
-    assert.deepEqual([...granted].sort(), [...ENV_VARS].sort());
-    assert.equal(new Set(ENV_VARS).size, ENV_VARS.length, "a variable has two rows");
-    for (const row of ENV_TABLE) {
+    assert.deepEqual([...granted].sort(), [...GRANTED_ENV_VARS].sort());
+    const rows = [...ENV_TABLE, ...ADB_ENV_TABLE].map((row) => row.name);
+    assert.equal(new Set(rows).size, rows.length, "a variable has two rows");
+    assert.ok(ENV_VARS.every((name) => GRANTED_ENV_VARS.includes(name)));
+    for (const row of [...ENV_TABLE, ...ADB_ENV_TABLE]) {
       for (const text of [row.meaning, row.grant]) assert.match(text, /\S/, row.name);
     }
   },
@@ -305,7 +308,7 @@ Deno.test("permissionFlags grants exactly what deno run -P grants from deno.json
     const set = production();
     const descriptors = [
       ...["adb", "sh", "deno", "curl"].map((command) => ({ name: "run", command })),
-      ...[...(set.env as string[]), "HOME", "PATH", "AWS_SECRET_ACCESS_KEY"].map((variable) => ({
+      ...[...(set.env as string[]), "USER", "SHELL", "AWS_SECRET_ACCESS_KEY"].map((variable) => ({
         name: "env",
         variable,
       })),
@@ -336,7 +339,7 @@ Deno.test("permissionFlags grants exactly what deno run -P grants from deno.json
     for (
       const denied of [
         { name: "run", command: "sh" },
-        { name: "env", variable: "HOME" },
+        { name: "env", variable: "USER" },
         { name: "net", host: "172.32.0.1" },
         { name: "net", host: "evil.api.openai.com" },
         { name: "read", path: "/" },

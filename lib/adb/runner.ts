@@ -1,5 +1,7 @@
-// The one place that spawns adb: stdin closed, output read up to a cap, and a deadline that holds.
-// It reports what happened and leaves the meaning to errors.ts.
+// The one place that spawns adb: stdin closed, an allowlisted environment, output read up to a cap,
+// and a deadline that holds. It reports what happened and leaves the meaning to errors.ts.
+
+import { ADB_ENV_NAMES } from "../env_vars.ts";
 
 const MiB = 1024 * 1024;
 
@@ -44,6 +46,30 @@ export interface AdbRunLimits {
 
 /** Runs `adb <args>`; never throws for adb's own failures, only returns them. */
 export type RunAdb = (args: readonly string[], limits: AdbRunLimits) => Promise<AdbOutcome>;
+
+/**
+ * The environment adb runs with: the variables of ADB_ENV_TABLE (lib/env_vars.ts) that are set,
+ * and nothing else. adb starts a server that outlives the call (a daemon, fork-server), and
+ * whatever environment the first call had stays readable in its /proc/<pid>/environ for as long
+ * as it runs: the vision API key must not be in it. A name this build may not read counts as
+ * unset, like main.ts's readEnv.
+ */
+export function adbEnvironment(
+  get: (name: string) => string | undefined = (name) => {
+    try {
+      return Deno.env.get(name);
+    } catch {
+      return undefined;
+    }
+  },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ADB_ENV_NAMES) {
+    const value = get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
 
 /** A pipe being read up to a cap: what it gave, and whether it went past the cap. */
 interface Drain {
@@ -91,14 +117,19 @@ function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () =
  * starts stdin_read_thread_loop on STDIN_FILENO,
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L610-L647,
  * tag platform-tools-29.0.6), and a child that inherited ours would swallow the MCP requests
- * arriving on it.
+ * arriving on it. The environment is read once, here: adbEnvironment() unless given.
  */
-export function createAdbRunner(binary = "adb"): RunAdb {
+export function createAdbRunner(
+  binary = "adb",
+  env: Record<string, string> = adbEnvironment(),
+): RunAdb {
   return async (args, { timeoutMs, output }) => {
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(binary, {
         args: [...args],
+        env,
+        clearEnv: true,
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
