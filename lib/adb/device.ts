@@ -19,7 +19,7 @@ import {
   isNetworkSerial,
 } from "./errors.ts";
 import { readExitMarker, withExitMarker } from "./exit_marker.ts";
-import type { RunAdb } from "./runner.ts";
+import type { AdbOutcome, RunAdb } from "./runner.ts";
 
 export interface DeviceOutput {
   stdout: Uint8Array;
@@ -72,8 +72,14 @@ export function createDevice(options: DeviceOptions): Device {
   const os = options.os ?? "linux";
   const target = serial === undefined ? [] : ["-s", serial];
   let size: ScreenSize | undefined;
-  // Two concurrent calls that both find the link dropped share one reconnect.
-  let reconnecting: Promise<void> | undefined;
+  // The link's generation: how many reconnects have ended. A call whose attempt began before the
+  // latest reconnect ended failed on the old link; reconnecting again for it would cut the replays
+  // running on the new one (phone_look's two channels fail a moment apart on the same drop).
+  let generation = 0;
+  // The reconnect under way, shared by every call that finds the link dropped meanwhile.
+  let reconnecting: Promise<AdbOutcome> | undefined;
+  // What the latest reconnect's `adb connect` answered, for calls that failed on the old link.
+  let lastConnect: AdbOutcome | undefined;
 
   const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   const output = (o: { stdout: Uint8Array; stderr: string; status?: number }): DeviceOutput => ({
@@ -146,31 +152,39 @@ export function createDevice(options: DeviceOptions): Device {
    * Revives a Wi-Fi device. A device that blipped stays "offline", and `adb connect` then answers
    * "already connected" without reviving it (connect_device's EALREADY branch,
    * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
-   * and ANDROID.md), so the serial is disconnected first. connectFailure reads the answer.
+   * and ANDROID.md), so the serial is disconnected first. Returns `adb connect`'s answer, which
+   * each waiting call reads with connectFailure in its own words.
    */
-  async function reconnect(wifiSerial: string, action: string): Promise<void> {
+  async function reconnect(wifiSerial: string): Promise<AdbOutcome> {
     await run(["disconnect", wifiSerial], hostLimits);
-    const failure = connectFailure(
-      await run(["connect", wifiSerial], hostLimits),
-      action,
-      wifiSerial,
-    );
-    if (failure) throw failure;
+    return await run(["connect", wifiSerial], hostLimits);
   }
 
-  async function sharedReconnect(wifiSerial: string, action: string): Promise<void> {
-    reconnecting ??= reconnect(wifiSerial, action).finally(() => {
+  /**
+   * Revives the link for a call whose attempt began at generation `startedAt`: joins the reconnect
+   * under way; takes the latest one's answer if it ended after the attempt began; otherwise starts
+   * one. The state changes in one synchronous step, so no caller sees a half-finished reconnect.
+   */
+  function revive(wifiSerial: string, startedAt: number): Promise<AdbOutcome> {
+    if (reconnecting) return reconnecting;
+    if (startedAt !== generation && lastConnect !== undefined) return Promise.resolve(lastConnect);
+    reconnecting = reconnect(wifiSerial).then((answer) => {
+      lastConnect = answer;
+      generation += 1;
       reconnecting = undefined;
+      return answer;
     });
-    await reconnecting;
+    return reconnecting;
   }
 
   async function runOnce(command: DeviceCommand, opts: RunOptions): Promise<DeviceOutput> {
+    const startedAt = generation;
     const first = await attempt(command, opts);
     if (first.ok) return output(first);
     const error = first.error;
     if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && isNetworkSerial(serial)) {
-      await sharedReconnect(serial, opts.action);
+      const failure = connectFailure(await revive(serial, startedAt), opts.action, serial);
+      if (failure) throw failure;
       if (!isReplayable(command)) {
         throw new AdbError(
           "RECONNECTED",
