@@ -107,7 +107,8 @@ Deno.test({
         // "closed" keeps "error: " in adb 34 too (ANDROID.md); the classifier accepts both.
         const stderr = text.stderr(form.prefix);
         for (const serial of [WIFI, undefined]) {
-          const ctx = { action: "tap", serial, command: "shell input tap 1 2" };
+          // The plain words (acts: false); an acting call's are adb_hostile_test.ts's.
+          const ctx = { action: "tap", serial, command: "shell input tap 1 2", acts: false };
           const result = classifyAdbFailure(exited(form.status, "", stderr), ctx);
           const what = `${form.client}: ${JSON.stringify(stderr)}, serial ${serial}`;
           assert.ok(!result.ok, what);
@@ -128,7 +129,12 @@ Deno.test({
   name: "a silent exit 255 is a dropped link (adb from 2024 on), even with half a PNG",
   permissions: "none",
   fn() {
-    const ctx = { action: "take a screenshot", serial: WIFI, command: "exec-out screencap -p" };
+    const ctx = {
+      action: "take a screenshot",
+      serial: WIFI,
+      command: "exec-out screencap -p",
+      acts: false,
+    };
     const halfPng: AdbOutcome = {
       kind: "exited",
       code: 255,

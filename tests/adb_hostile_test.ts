@@ -1,10 +1,13 @@
-// The adb layer under faults and hostile input: reconnects that do not cut each other.
+// The adb layer under faults and hostile input: honest words after an action that may have
+// happened, and reconnects that do not cut each other.
 
 import assert from "node:assert/strict";
 import { screencapPngCommand, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError } from "../lib/adb/errors.ts";
-import { exited, fakeAdb, type FakeAnswer } from "./helpers/fake_adb.ts";
+import { OUTPUT_CAPS } from "../lib/adb/runner.ts";
+import { exited, fakeAdb, type FakeAnswer, timedOut } from "./helpers/fake_adb.ts";
+import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
 const WIFI = "192.0.2.9:5555";
 const closed = exited(1, "", "error: closed\n");
@@ -18,6 +21,138 @@ async function rejectsWith(promise: Promise<unknown>, code: string, message?: Re
     return true;
   });
 }
+
+// ---- item 6: after an action that may have happened, look before repeating it ----
+
+/** Every acting verb: its call, the device command it sends, and its action in messages. */
+const ACTING: ReadonlyArray<[string, Record<string, unknown>, RegExp, string]> = [
+  ["phone_tap", { x: 540, y: 1200 }, /^input tap /, "tap"],
+  ["phone_tap", { x: 540, y: 1200, hold_ms: 800 }, /^input swipe /, "long-press"],
+  ["phone_swipe", { x1: 540, y1: 2000, x2: 540, y2: 600 }, /^input swipe /, "swipe"],
+  ["phone_type", { text: "hello" }, /^input text /, "type text"],
+  ["phone_key", { key: "home" }, /^input keyevent /, "press a key"],
+  [
+    "phone_intent",
+    { action: "android.intent.action.VIEW", data: "https://example.com/" },
+    /^am start /,
+    "start the intent",
+  ],
+  ["phone_intent", { package: "com.android.settings" }, /^monkey /, "start the intent"],
+];
+
+const SERIALS: ReadonlyArray<[string, string | undefined]> = [
+  ["a USB serial", "R58M123ABC"],
+  ["the default device", undefined],
+  ["a Wi-Fi address", WIFI],
+];
+
+/** Outcomes after which nobody knows whether the phone acted, and `adb connect`'s answer. */
+const UNKNOWN: ReadonlyArray<[string, FakeAnswer, FakeAnswer]> = [
+  ["a timeout", timedOut(1000), exited(0, `connected to ${WIFI}\n`)],
+  [
+    "a reply cut short",
+    exited(0, "", "", { cutShort: true }),
+    exited(0, `connected to ${WIFI}\n`),
+  ],
+  ["a link error after sending", closed, exited(0, `already connected to ${WIFI}\n`)],
+  // adb from 2024 on exits 255 with nothing on stderr when the link drops (ANDROID.md).
+  ["a silent exit 255", exited(255), exited(0, `connected to ${WIFI}\n`)],
+  [
+    "a link error, then a failed reconnect",
+    exited(1, "", "error: protocol fault (couldn't read status): Connection reset by peer\n"),
+    exited(0, `failed to connect to '${WIFI}': Connection refused\n`),
+  ],
+  [
+    "a flood of output",
+    { kind: "too-large", stream: "stdout", capBytes: OUTPUT_CAPS.text, output: "text" },
+    exited(0, `connected to ${WIFI}\n`),
+  ],
+];
+
+Deno.test({
+  name:
+    "every acting verb, on every kind of serial, says an unknown outcome may have happened and to look first",
+  permissions: "none",
+  async fn() {
+    let cases = 0;
+    for (const [tool, args, sends, action] of ACTING) {
+      for (const [serialKind, serial] of SERIALS) {
+        for (const [outcomeKind, answer, connect] of UNKNOWN) {
+          const adb = fakeAdb([
+            [/input |am start|monkey/, answer],
+            [/^connect /, connect],
+          ]);
+          const device = createDevice({ run: adb.run, serial, timeoutMs: 1000 });
+          const mcp = await connectInProcess({ device });
+          try {
+            const result = await mcp.client.callTool({ name: tool, arguments: args });
+            const text = textOf(result);
+            const where = `${tool} ${JSON.stringify(args)} on ${serialKind} after ${outcomeKind}`;
+            assert.equal(result.isError, true, where);
+            assert.match(
+              text,
+              new RegExp(
+                `^Cannot tell whether the phone did ${action}: .+\\. It may have happened: look at the screen \\(phone_look or phone_shot\\) before repeating it; `,
+              ),
+              `${where}: ${text}`,
+            );
+            assert.doesNotMatch(text, /then call the tool again/, where);
+            assert.equal(adb.sent.filter((c) => sends.test(c)).length, 1, `${where}: repeated`);
+            cases++;
+          } finally {
+            await mcp.close();
+          }
+        }
+      }
+    }
+    assert.equal(cases, ACTING.length * SERIALS.length * UNKNOWN.length);
+  },
+});
+
+Deno.test({
+  name: "a timed-out tap does not claim it was stopped: input may still be running on the phone",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([[/input tap/, timedOut(500)]]);
+    const device = createDevice({ run: adb.run, serial: "R58M123ABC", timeoutMs: 500 });
+    await rejectsWith(
+      device.run(tapCommand(5, 6), { action: "tap" }),
+      "TIMEOUT",
+      /^Cannot tell whether the phone did tap: "adb shell input tap 5 6" did not finish within 500 ms; adb was stopped, but the command may still be running on the phone\. It may have happened/,
+    );
+  },
+});
+
+Deno.test({
+  name: "read-only verbs keep their plain words: nothing to look at before trying again",
+  permissions: "none",
+  async fn() {
+    for (const [serialKind, serial] of SERIALS) {
+      const adb = fakeAdb([[/screencap|uiautomator/, timedOut(1000)]]);
+      const device = createDevice({ run: adb.run, serial, timeoutMs: 1000 });
+      const mcp = await connectInProcess({ device });
+      try {
+        const shot = textOf(await mcp.client.callTool({ name: "phone_shot", arguments: {} }));
+        assert.match(
+          shot,
+          /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1000 ms and was stopped; /,
+          serialKind,
+        );
+        assert.doesNotMatch(shot, /may have happened/, serialKind);
+      } finally {
+        await mcp.close();
+      }
+    }
+    // A USB link cut under a read: the plain words, and the way to call again.
+    const adb = fakeAdb([[/uiautomator/, exited(0, "", "", { cutShort: true })]]);
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(uiDumpCommand("/data/local/tmp/x.xml", false), { action: "read the UI tree" }),
+      "TRANSPORT",
+      /^Cannot read the UI tree: the phone's answer was cut short .*then call the tool again$/,
+    );
+  },
+});
 
 // ---- item 7: reconnects do not cut each other ----
 
@@ -104,7 +239,7 @@ Deno.test({
       action: "read the UI tree",
     });
     await link.answer(/input tap/, closed);
-    await rejectsWith(tap, "RECONNECTED");
+    await rejectsWith(tap, "RECONNECTED", /^Cannot tell whether the phone did tap: .*reconnected/);
     await link.answer(/uiautomator/, closed);
     await link.answer(/uiautomator/, exited(0, "<hierarchy/>"));
     assert.equal((await tree).text, "<hierarchy/>");

@@ -124,6 +124,7 @@ Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is
       action: "list devices",
       serial: undefined,
       command: "devices",
+      acts: false,
     });
     assert.ok(!result.ok);
     assert.match(result.error.message, /adb wrote more than 1 MiB of error text for "adb devices"/);
@@ -253,7 +254,7 @@ Deno.test("spawn errors are labelled by their cause: only NotFound means adb is 
   const dir = await Deno.makeTempDir({ prefix: "phone_eye_spawn_" });
   try {
     const limits = { timeoutMs: 5_000, output: "text" } as const;
-    const ctx = { action: "press a key", serial: undefined, command: "shell x" };
+    const ctx = { action: "press a key", serial: undefined, command: "shell x", acts: true };
     const notExecutable = `${dir}/adb`;
     await Deno.writeTextFile(notExecutable, "not a program", { mode: 0o644 });
     const cases: Array<[string, readonly string[], string, RegExp]> = [

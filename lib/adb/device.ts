@@ -17,6 +17,7 @@ import {
   classifyExitStatus,
   connectFailure,
   isNetworkSerial,
+  mayHaveHappened,
 } from "./errors.ts";
 import { readExitMarker, withExitMarker } from "./exit_marker.ts";
 import type { AdbOutcome, RunAdb } from "./runner.ts";
@@ -98,11 +99,16 @@ export function createDevice(options: DeviceOptions): Device {
       timeoutMs,
       output: outputKind(command),
     });
-    const ctx = { action: opts.action, serial, command: `${command.service} ${command.shell}` };
+    const ctx: AdbCallContext = {
+      action: opts.action,
+      serial,
+      command: `${command.service} ${command.shell}`,
+      acts: !isReplayable(command),
+    };
     const ran = classifyAdbFailure(outcome, ctx, os);
     if (!ran.ok) return ran;
     const result = command.service === "shell" ? commandStatus(ran, ctx, opts) : ran;
-    if (result.ok && opts.complete?.(result.stdout) === false) return cutShort(opts.action);
+    if (result.ok && opts.complete?.(result.stdout) === false) return cutShort(ctx);
     return result;
   }
 
@@ -116,23 +122,30 @@ export function createDevice(options: DeviceOptions): Device {
     opts: RunOptions,
   ): AdbResult & { status?: number } {
     const marked = readExitMarker(ran.stdout);
-    if (marked === null) return cutShort(ctx.action);
+    if (marked === null) return cutShort(ctx);
     const own = { stdout: marked.stdout, stderr: ran.stderr };
     if (!opts.ownStatus) return classifyExitStatus(marked.status, own, ctx);
     const result = classifyExitStatus(0, own, ctx);
     return result.ok ? { ...result, status: marked.status } : result;
   }
 
-  function cutShort(action: string): AdbResult {
+  /**
+   * A reply without its end. A Wi-Fi link is revived and the command replayed or not (runOnce), so
+   * this message is the last word only on USB, on the default device, or for a replay.
+   */
+  function cutShort(ctx: AdbCallContext): AdbResult {
+    const what = `the phone's answer was cut short (the link to ${
+      serial ?? "the phone"
+    } dropped mid-command)`;
     return {
       ok: false,
       error: new AdbError(
         "TRANSPORT",
-        `Cannot ${action}: the phone's answer was cut short (the link to ${
-          serial ?? "the phone"
-        } dropped mid-command)${
-          isNetworkSerial(serial) ? " even after reconnecting once" : ""
-        }; check the cable or Wi-Fi link, then call the tool again`,
+        ctx.acts
+          ? mayHaveHappened(ctx.action, what, "check the cable or Wi-Fi link")
+          : `Cannot ${ctx.action}: ${what}${
+            isNetworkSerial(serial) ? " even after reconnecting once" : ""
+          }; check the cable or Wi-Fi link, then call the tool again`,
       ),
     };
   }
@@ -183,12 +196,24 @@ export function createDevice(options: DeviceOptions): Device {
     if (first.ok) return output(first);
     const error = first.error;
     if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && isNetworkSerial(serial)) {
-      const failure = connectFailure(await revive(serial, startedAt), opts.action, serial);
+      const acts = !isReplayable(command);
+      // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
+      const uncertain = acts && error.code === "TRANSPORT";
+      const failure = connectFailure(
+        await revive(serial, startedAt),
+        opts.action,
+        serial,
+        uncertain,
+      );
       if (failure) throw failure;
-      if (!isReplayable(command)) {
+      if (acts) {
         throw new AdbError(
           "RECONNECTED",
-          `The link to ${serial} had dropped; phone-eye reconnected but did not repeat the command, because the phone may already have received it (repeating a tap could tap twice). Look at the screen, then call the tool again if it is still needed`,
+          mayHaveHappened(
+            opts.action,
+            `the link to ${serial} had dropped; phone-eye reconnected but did not repeat the command, because the phone may already have received it (repeating a tap could tap twice)`,
+            "the link is back, so the tool can be called again once the screen shows it is still needed",
+          ),
           { cause: error },
         );
       }
@@ -229,7 +254,7 @@ export function createDevice(options: DeviceOptions): Device {
       const outcome = await run(args, hostLimits);
       const result = classifyAdbFailure(
         outcome,
-        { action, serial: undefined, command: args.join(" ") },
+        { action, serial: undefined, command: args.join(" "), acts: false },
         os,
       );
       if (!result.ok) throw result.error;

@@ -39,6 +39,20 @@ export interface AdbCallContext {
   serial: string | undefined;
   /** The device command, for timeout messages. */
   command: string;
+  /**
+   * True when the command acts on the phone (a tap, an intent: anything not read-only). An outcome
+   * that leaves unknown whether it ran is then worded so the agent looks before repeating it.
+   */
+  acts: boolean;
+}
+
+/**
+ * The words for an action whose outcome is unknown: the phone may have carried it out (a tap sent
+ * before the link broke, an `input` still running on the phone after adb was killed), so calling
+ * the tool again blindly could do it twice. `what` says what happened, `fix` what to check.
+ */
+export function mayHaveHappened(action: string, what: string, fix: string): string {
+  return `Cannot tell whether the phone did ${action}: ${what}. It may have happened: look at the screen (phone_look or phone_shot) before repeating it; ${fix}`;
 }
 
 /** A Wi-Fi (TCP) serial such as 192.168.1.20:5555: the only kind `adb connect` can revive. */
@@ -126,9 +140,15 @@ const KNOWN_TEXTS: ReadonlyArray<{
     pattern: /^(adb|error): (closed|protocol fault|connection reset)|\bdevice disconnected\b/im,
     code: "TRANSPORT",
     message: (ctx) =>
-      `Cannot ${ctx.action}: the link to the phone${where(ctx.serial)} broke during the call; ${
-        connectHint(ctx.serial)
-      }`,
+      ctx.acts
+        ? mayHaveHappened(
+          ctx.action,
+          `the link to the phone${where(ctx.serial)} broke during the call`,
+          connectHint(ctx.serial),
+        )
+        : `Cannot ${ctx.action}: the link to the phone${where(ctx.serial)} broke during the call; ${
+          connectHint(ctx.serial)
+        }`,
   },
 ];
 
@@ -157,11 +177,12 @@ export function classifyAdbFailure(
     // PNG on stdout (ANDROID.md, "The adb client"); adb 29 and 34 exit 0 there, which the exit
     // marker and `complete` catch. A device command's own 255 never shows here: the exit marker's
     // echo ends every text command with status 0, and exec-out carries no status.
+    const what = `the link to the phone${where(ctx.serial)} dropped during the call`;
     return failed(
       "TRANSPORT",
-      `Cannot ${ctx.action}: the link to the phone${where(ctx.serial)} dropped during the call; ${
-        connectHint(ctx.serial)
-      }`,
+      ctx.acts
+        ? mayHaveHappened(ctx.action, what, connectHint(ctx.serial))
+        : `Cannot ${ctx.action}: ${what}; ${connectHint(ctx.serial)}`,
     );
   }
   if (outcome.kind === "timeout") {
@@ -170,9 +191,17 @@ export function classifyAdbFailure(
     } may be busy, asleep or on a bad link — check it, or raise PHONE_EYE_ADB_TIMEOUT_MS`;
     return failed(
       "TIMEOUT",
-      `Cannot ${ctx.action}: ${
-        shown(ctx.command)
-      } did not finish within ${outcome.timeoutMs} ms and was stopped; ${fix}`,
+      ctx.acts
+        ? mayHaveHappened(
+          ctx.action,
+          `${
+            shown(ctx.command)
+          } did not finish within ${outcome.timeoutMs} ms; adb was stopped, but the command may still be running on the phone`,
+          fix,
+        )
+        : `Cannot ${ctx.action}: ${
+          shown(ctx.command)
+        } did not finish within ${outcome.timeoutMs} ms and was stopped; ${fix}`,
     );
   }
   if (outcome.kind === "too-large") {
@@ -191,7 +220,7 @@ export function classifyAdbFailure(
       : `the phone or something between it and phone-eye is misbehaving; restart the phone and the adb server ("adb kill-server"), then try again`;
     return failed(
       "TOO_LARGE",
-      `Cannot ${ctx.action}: ${what}; ${fix}`,
+      ctx.acts ? mayHaveHappened(ctx.action, what, fix) : `Cannot ${ctx.action}: ${what}; ${fix}`,
     );
   }
   return classifyExitStatus(outcome.code, outcome, ctx);
@@ -286,12 +315,14 @@ function failed(code: AdbErrorCode, message: string, cause?: Error): AdbResult {
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L129-L139,
  * whose EPERM comes from register_socket_transport finding the transport unauthorized,
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport.cpp#L1273-L1274).
- * Returns null when the phone is connected.
+ * Returns null when the phone is connected. `uncertain`: the reconnect followed an acting command
+ * whose outcome is unknown, so the message also says it may have happened.
  */
 export function connectFailure(
   outcome: AdbOutcome,
   action: string,
   serial: string,
+  uncertain = false,
 ): AdbError | null {
   const said = outcome.kind === "exited" || outcome.kind === "timeout"
     ? `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`
@@ -299,7 +330,13 @@ export function connectFailure(
   if (outcome.kind === "exited" && /\bfailed to authenticate\b/i.test(said)) {
     return new AdbError(
       "UNAUTHORIZED",
-      unauthorizedMessage({ action, serial, command: `connect ${serial}` }),
+      uncertain
+        ? mayHaveHappened(
+          action,
+          `the link to ${serial} broke during the call, and on reconnecting the phone has not authorized this computer`,
+          'unlock it and accept the "Allow USB debugging?" prompt',
+        )
+        : unauthorizedMessage({ action, serial, command: `connect ${serial}`, acts: false }),
     );
   }
   if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return null;
@@ -312,7 +349,13 @@ export function connectFailure(
     `check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${serial}"`;
   return new AdbError(
     "NO_DEVICE",
-    `Cannot ${action}: no Android device reachable at ${serial} (${why}); ${fix}`,
+    uncertain
+      ? mayHaveHappened(
+        action,
+        `the link to ${serial} broke during the call and could not be revived (${why})`,
+        fix,
+      )
+      : `Cannot ${action}: no Android device reachable at ${serial} (${why}); ${fix}`,
     outcome.kind === "spawn-failed" ? { cause: outcome.error } : undefined,
   );
 }
