@@ -1,11 +1,13 @@
 // The adb layer under faults and hostile input: honest words after an action that may have
-// happened, and reconnects that do not cut each other.
+// happened, reconnects that do not cut each other, and control characters refused at the door.
 
 import assert from "node:assert/strict";
 import { screencapPngCommand, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
-import { createDevice } from "../lib/adb/device.ts";
+import { createDevice, type Device } from "../lib/adb/device.ts";
 import { AdbError } from "../lib/adb/errors.ts";
 import { OUTPUT_CAPS } from "../lib/adb/runner.ts";
+import { visionQuestion } from "../lib/tools/phone_look.ts";
+import { ToolInputError } from "../lib/tools/tool.ts";
 import { exited, fakeAdb, type FakeAnswer, timedOut } from "./helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
@@ -284,5 +286,101 @@ Deno.test({
     await link.answer(/screencap/, exited(0, "PNG2"));
     assert.equal((await second).text, "PNG2");
     assert.equal(count(link.calls, "disconnect "), 2);
+  },
+});
+
+// ---- item 8: control characters are refused at the door ----
+
+/** A valid value for every free-form (string) argument of every tool. */
+const VALID_STRINGS: Record<string, Record<string, string>> = {
+  phone_look: { question: "Where is the Send button?" },
+  phone_type: { text: "hello" },
+  phone_key: { key: "home" },
+  phone_intent: {
+    action: "android.intent.action.VIEW",
+    data: "https://example.com/path",
+    component: "com.android.chrome/.Main",
+    package: "com.android.chrome",
+  },
+};
+
+Deno.test({
+  name: "a control character in any free-form argument of any tool is refused before adb runs",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb();
+    const device: Device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    const mcp = await connectInProcess({ device });
+    try {
+      const { tools } = await mcp.client.listTools();
+      let checked = 0;
+      for (const tool of tools) {
+        const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
+        for (const [field, schema] of Object.entries(properties)) {
+          if (schema.type !== "string") continue;
+          const valid = VALID_STRINGS[tool.name]?.[field];
+          assert.ok(valid, `no valid value for ${tool.name}.${field}: add one to VALID_STRINGS`);
+          for (const control of ["\0", "\x01", "\x1b", "\x7f", "\n", "\t", "\r"]) {
+            // A question goes to the vision model, where line breaks and tabs are ordinary.
+            if (tool.name === "phone_look" && /[\t\n\r]/.test(control)) continue;
+            const value: string = `${valid.slice(0, 4)}${control}${valid.slice(4)}`;
+            const result = await mcp.client.callTool({
+              name: tool.name,
+              arguments: { [field]: value },
+            });
+            const where: string = `${tool.name}.${field} = ${JSON.stringify(value)}`;
+            assert.equal(result.isError, true, where);
+            assert.match(textOf(result), /control character/, `${where}: ${textOf(result)}`);
+            assert.doesNotMatch(textOf(result), /not found on PATH|could not be started/, where);
+            checked++;
+          }
+        }
+      }
+      assert.ok(checked >= 7 * 6, `only ${checked} cases`);
+      assert.deepEqual(adb.calls, [], "a refused argument reached adb");
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a NUL in phone_intent's data is named as such, not reported as adb missing from PATH",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb();
+    const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+    const mcp = await connectInProcess({ device });
+    try {
+      const result = await mcp.client.callTool({
+        name: "phone_intent",
+        arguments: { action: "android.intent.action.VIEW", data: "https://example.com/\0x" },
+      });
+      assert.equal(result.isError, true);
+      assert.equal(
+        textOf(result),
+        "Cannot start the intent: Refused data: it contains a control character (NUL, U+0000), which phone_intent does not pass; remove it",
+      );
+      assert.deepEqual(adb.calls, []);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "a question's line breaks and tabs reach the vision model as spaces; other controls do not",
+  permissions: "none",
+  fn() {
+    assert.equal(visionQuestion("Where is\r\nSend?\tAnd Back?\n"), "Where is Send? And Back? ");
+    assert.equal(visionQuestion(undefined), undefined);
+    assert.throws(
+      () => visionQuestion("Where\0 is Send?"),
+      (error: unknown) =>
+        error instanceof ToolInputError &&
+        /^Cannot look: the question contains a control character \(NUL, U\+0000\)/.test(
+          error.message,
+        ),
+    );
   },
 });

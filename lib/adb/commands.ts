@@ -148,6 +148,21 @@ export function refuseUntypableText(text: string): string | null {
   return null;
 }
 
+/**
+ * The first control character (U+0000–U+001F, U+007F) in a value, named for a message, or null.
+ * No free-form argument needs one, and a NUL cannot even be passed to a process (spawn refuses it).
+ */
+export function controlCharacter(value: string): string | null {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x20 && code !== 0x7f) continue;
+    const hex = `U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
+    const name = CONTROL_NAMES[code];
+    return name === undefined ? hex : `${name}, ${hex}`;
+  }
+  return null;
+}
+
 const CONTROL_NAMES: Record<number, string> = {
   0x00: "NUL",
   0x09: "tab",
@@ -191,9 +206,10 @@ const COMPONENT_RE = new RegExp(
 const URI_RE = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 /**
- * Refuses intent arguments at the door: shell metacharacters first (a typo'd action with ';' should
- * fail loudly, not launch a strange intent), then each argument's own shape. Returns the reason,
- * or null when the arguments may be quoted and sent.
+ * Refuses intent arguments at the door: control characters first (a NUL would reach the spawn of
+ * adb, which refuses it), then shell metacharacters (a typo'd action with ';' should fail loudly,
+ * not launch a strange intent), then each argument's own shape. Returns the reason, or null when
+ * the arguments may be quoted and sent.
  */
 export function refuseIntentArgs(args: IntentArgs): string | null {
   const given = Object.entries(args).filter(([, v]) => v !== undefined) as [string, string][];
@@ -201,6 +217,10 @@ export function refuseIntentArgs(args: IntentArgs): string | null {
     return "Nothing to start: give at least one of action, data, component or package";
   }
   for (const [name, value] of given) {
+    const control = controlCharacter(value);
+    if (control !== null) {
+      return `Refused ${name}: it contains a control character (${control}), which phone_intent does not pass; remove it`;
+    }
     const meta = (name === "data" ? URI_SHELL_META : SHELL_META).exec(value);
     if (meta) {
       const shown = /\s/.test(meta[0]) ? "whitespace" : `"${meta[0]}"`;

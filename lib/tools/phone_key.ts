@@ -2,7 +2,7 @@
 // Unknown names are refused with the list of names, so a typo never becomes a keycode.
 
 import { z } from "zod";
-import { keyeventCommand } from "../adb/commands.ts";
+import { controlCharacter, keyeventCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
 import { NAMED_KEYS, resolveKey } from "../keys.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
@@ -20,6 +20,12 @@ export const phoneKey = defineTool({
   }),
   annotations: ACTS_ON_PHONE,
   async handler({ device }, { key }) {
+    const control = controlCharacter(key);
+    if (control !== null) {
+      throw new ToolInputError(
+        `Cannot press a key: the key contains a control character (${control}); give one key name such as "enter", or a numeric keycode`,
+      );
+    }
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
     await runInput(device, keyeventCommand(resolved.code), "press a key");

@@ -10,6 +10,7 @@ import {
   type SnappedPoint,
   snapPoints,
 } from "../fusion.ts";
+import { controlCharacter } from "../adb/commands.ts";
 import { encodePng, prepareForVision } from "../image.ts";
 import { captureScreen, readUiTree } from "../screen.ts";
 import {
@@ -19,7 +20,14 @@ import {
   type UiElement,
   usefulElements,
 } from "../ui_tree.ts";
-import { agentMessage, defineTool, LOOKS_ONLY, type ToolCall, type ToolDeps } from "./tool.ts";
+import {
+  agentMessage,
+  defineTool,
+  LOOKS_ONLY,
+  type ToolCall,
+  type ToolDeps,
+  ToolInputError,
+} from "./tool.ts";
 
 /** How one channel ended: its value, or why it failed, already worded for the agent. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -373,6 +381,24 @@ export function lookResult(outcomes: LookOutcomes): CallToolResult {
   };
 }
 
+/**
+ * The question as the vision model gets it. It goes to a model, not to a shell, and line breaks and
+ * tabs are ordinary in text a model wrote, so they are not refused but become spaces: the question
+ * stays the one closing paragraph buildVisionPrompt lays out. Any other control character (NUL,
+ * escape) has no place in a question and is refused, as in every tool.
+ */
+export function visionQuestion(question: string | undefined): string | undefined {
+  if (question === undefined) return undefined;
+  const flat = question.replace(/[\t\n\r]+/g, " ");
+  const control = controlCharacter(flat);
+  if (control !== null) {
+    throw new ToolInputError(
+      `Cannot look: the question contains a control character (${control}); remove it (line breaks and tabs are fine: they are read as spaces)`,
+    );
+  }
+  return flat;
+}
+
 export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
@@ -385,6 +411,6 @@ export const phoneLook = defineTool({
   }),
   annotations: LOOKS_ONLY,
   async handler(deps, { question }, call) {
-    return lookResult(await gatherLook(deps, question, call));
+    return lookResult(await gatherLook(deps, visionQuestion(question), call));
   },
 });
