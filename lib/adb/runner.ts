@@ -90,7 +90,10 @@ function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () =
         const { done, value } = await reader.read();
         if (done) break;
         if (size + value.length > cap) {
+          // What arrived is of no use past the cap: let it go before anything else is allocated.
           overflowed = true;
+          chunks.length = 0;
+          size = 0;
           onOverflow();
           await reader.cancel();
           break;
