@@ -176,6 +176,8 @@ Deno.test({
       "-s 192.0.2.9:5555 shell",
       "disconnect 192.0.2.9:5555",
       "connect 192.0.2.9:5555",
+      // "connected to" is not yet "device": the replay waits for the handshake to finish.
+      "-s 192.0.2.9:5555 wait-for-device",
       "-s 192.0.2.9:5555 shell",
     ]);
   },

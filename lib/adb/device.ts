@@ -68,6 +68,9 @@ export interface DeviceOptions {
   os?: string;
 }
 
+/** How long a reconnect waits for the revived device to finish its handshake. */
+const READY_WAIT_MS = 5_000;
+
 export function createDevice(options: DeviceOptions): Device {
   const { run, serial, timeoutMs } = options;
   const os = options.os ?? "linux";
@@ -170,7 +173,18 @@ export function createDevice(options: DeviceOptions): Device {
    */
   async function reconnect(wifiSerial: string): Promise<AdbOutcome> {
     await run(["disconnect", wifiSerial], hostLimits);
-    return await run(["connect", wifiSerial], hostLimits);
+    const answer = await run(["connect", wifiSerial], hostLimits);
+    // "connected to" means the socket is open, not that the handshake is done: for a moment the
+    // device is listed as offline and a replay sent then fails as "no device". Wait for the
+    // state to become "device" (an event adb reports), bounded; if it never does, the replay
+    // says why.
+    if (connectFailure(answer, "reconnect", wifiSerial) === null) {
+      await run(["-s", wifiSerial, "wait-for-device"], {
+        ...hostLimits,
+        timeoutMs: Math.min(timeoutMs, READY_WAIT_MS),
+      });
+    }
+    return answer;
   }
 
   /**
