@@ -127,6 +127,24 @@ function int(n: number): string {
  * Returns a message saying what to do instead, or null when the text can be typed.
  */
 export function refuseUntypableText(text: string): string | null {
+  const control = refuseControlCharacters(text);
+  if (control !== null) return control;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code > 0x7e) {
+      return `Cannot type ${JSON.stringify(char)} (U+${
+        code.toString(16).toUpperCase().padStart(4, "0")
+      }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuses what no typing path can type: empty text and control characters (a newline is the Enter
+ * key, a tab the Tab key). Returns the message saying what to do instead, or null.
+ */
+export function refuseControlCharacters(text: string): string | null {
   if (text.length === 0) return "Nothing to type: text is empty";
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;
@@ -138,11 +156,6 @@ export function refuseUntypableText(text: string): string | null {
         ? ' send phone_key "tab"'
         : " remove it";
       return `Cannot type: the text contains a control character (${name}), which phone_type refuses; type the parts separately and${instead}`;
-    }
-    if (code > 0x7e) {
-      return `Cannot type ${JSON.stringify(char)} (U+${
-        code.toString(16).toUpperCase().padStart(4, "0")
-      }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
     }
   }
   return null;
@@ -161,6 +174,12 @@ export function controlCharacter(value: string): string | null {
     return name === undefined ? hex : `${name}, ${hex}`;
   }
   return null;
+}
+
+/** The first character `input text` cannot type (beyond printable ASCII), or undefined. */
+export function firstNonAscii(text: string): string | undefined {
+  for (const char of text) if ((char.codePointAt(0) ?? 0) > 0x7e) return char;
+  return undefined;
 }
 
 const CONTROL_NAMES: Record<number, string> = {
