@@ -13,7 +13,7 @@ import {
   typeWithKeyboardCommand,
 } from "../lib/adb/adb_keyboard.ts";
 import { createDevice } from "../lib/adb/device.ts";
-import { exited, type FakeAnswer, fakeAdb } from "./helpers/fake_adb.ts";
+import { exited, fakeAdb, type FakeAnswer } from "./helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
 const LATIN = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
@@ -69,7 +69,9 @@ Deno.test({
   name: "text goes out as UTF-8 base64, quoted, and decodes back exactly",
   permissions: "none",
   fn() {
-    for (const text of ["héllo 你好 👋", "👨‍👩‍👧 🇫🇷", "Ærøskøbing", "'; reboot; echo '", "x".repeat(2000)]) {
+    for (
+      const text of ["héllo 你好 👋", "👨‍👩‍👧 🇫🇷", "Ærøskøbing", "'; reboot; echo '", "x".repeat(2000)]
+    ) {
       const b64 = base64Utf8(text);
       assert.match(b64, /^[A-Za-z0-9+/]+=*$/);
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
