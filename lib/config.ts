@@ -75,10 +75,13 @@ adb must be on PATH when phone-eye starts.`;
 
 /** Parses argv into the command to run, refusing unknown flags with the usage text. */
 export function parseCommandLine(argv: readonly string[]): { command: Command; serial?: string } {
+  // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
+  // after the task name, separator included), and parseArgs would read what follows as positional.
+  const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args,
       strict: true,
       allowPositionals: false,
       options: {
