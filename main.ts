@@ -10,6 +10,7 @@ import {
   type EnvVar,
   loadConfig,
   parseCommandLine,
+  TERMINAL_HINT,
   USAGE,
   VERSION,
 } from "./lib/config.ts";
@@ -76,6 +77,7 @@ function world(config: Config) {
 }
 
 function serve(config: Config): void {
+  if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
   const deps = {
     ...world(config),
     saveShot: shotSaver(config.shotsDir),
