@@ -10,6 +10,7 @@ import {
   ADB_KEYBOARD_IME,
   SIM_DEFAULT_IME,
   type SimPhone,
+  type SimPhoneOptions,
   startSimPhone,
 } from "./sim/sim_phone.ts";
 
@@ -21,8 +22,11 @@ interface Rig {
   close(): Promise<void>;
 }
 
-async function rig(adbKeyboard: boolean): Promise<Rig> {
-  const sim = await startSimPhone({ adbKeyboard });
+async function rig(
+  adbKeyboard: boolean,
+  phone: Omit<SimPhoneOptions, "adbKeyboard"> = {},
+): Promise<Rig> {
+  const sim = await startSimPhone({ ...phone, adbKeyboard });
   const adb = await startAdbHarness();
   await adb.connect(sim.serial);
   const eye = await startPhoneEye({ env: { ...adb.env, ANDROID_SERIAL: sim.serial } });
@@ -197,5 +201,27 @@ Deno.test("typing matrix without ADB Keyboard: ASCII types, everything else is r
     });
   } finally {
     await r.close();
+  }
+});
+
+Deno.test("ADB Keyboard on Android 10 and on a legacy-shell phone: typed, and the keyboard restored", async (t) => {
+  for (
+    const [label, phone] of [
+      ["Android 10", { androidVersion: 10 }],
+      ["legacy shell (no exit status, one output stream)", { shellV2: false }],
+    ] as const
+  ) {
+    await t.step(label, async () => {
+      const r = await rig(true, phone);
+      try {
+        await r.sim.setScreen({ app: "notes", notesText: "" });
+        const typed = await r.type("héllo 你好 👋");
+        assert.equal(typed.isError, false, typed.text);
+        assert.equal(r.sim.screen().text, "héllo 你好 👋");
+        assert.equal((await r.sim.ime()).selected, SIM_DEFAULT_IME);
+      } finally {
+        await r.close();
+      }
+    });
   }
 });
