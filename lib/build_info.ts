@@ -1,7 +1,8 @@
 // What this process was given when it was built: the net grants baked at compile time (and the
-// screenshot folder), read from the "#build-info" module; from source, deno.json's set.
+// screenshot folder), read from build_source.ts or what the compile swaps in; else deno.json's set.
 
-import { BUILD_INFO } from "#build-info";
+// `deno task compile` remaps this one module, through an import map, to a generated one.
+import { BUILD_INFO } from "./build_source.ts";
 import denoJson from "../deno.json" with { type: "json" };
 
 export interface BuildInfo {
@@ -19,7 +20,7 @@ const strings = (value: unknown): string[] | undefined =>
   Array.isArray(value) && value.every((v) => typeof v === "string") ? [...value] : undefined;
 
 /**
- * Reads the "#build-info" module's value. Anything malformed counts as a run from source with
+ * Reads the build-info module's value. Anything malformed counts as a run from source with
  * `sourceNet`, which is what `deno task start` grants.
  */
 export function readBuildInfo(raw: unknown, sourceNet: readonly string[]): BuildInfo {

@@ -44,7 +44,7 @@ export interface CompilePlan {
   output: string;
   /**
    * Files to write before compiling, paths relative to the project root: an import map that
-   * points "#build-info" at a module naming what this build bakes, and that module. The binary
+   * points lib/build_source.ts at a module naming what this build bakes, and that module. The binary
    * reads it (lib/build_info.ts), so `phone-eye --doctor` checks the grants it really has.
    */
   files: Array<{ path: string; text: string }>;
@@ -53,12 +53,13 @@ export interface CompilePlan {
 /**
  * The deno compile arguments for `options`, with the permission flags taken from the set that
  * deno.json "compile.permissions" names. Throws when that set, after the options are applied,
- * is not a production set.
+ * is not a production set. `root` (the project root) is needed only for an absolute output.
  */
 export function planCompile(
   denoJson: unknown,
   options: CompileOptions,
   hostOs: string,
+  root = "",
 ): CompilePlan {
   let permissions = readPermissionSet(denoJson, compilePermissionSetName(denoJson));
   if (options.visionHost !== undefined) {
@@ -80,7 +81,7 @@ export function planCompile(
     `dist/phone-eye${options.target === undefined ? "" : `-${options.target}`}${
       windows ? ".exe" : ""
     }`;
-  const files = buildInfoFiles(denoJson, permissions, options, output);
+  const files = buildInfoFiles(denoJson, permissions, options, output, root);
   const args = [
     "compile",
     "--no-prompt",
@@ -95,20 +96,27 @@ export function planCompile(
   return { args, permissions, output, files };
 }
 
+/** The module the binary reads its build facts from; from source it says "source". */
+const BUILD_SOURCE = "lib/build_source.ts";
+
 /**
  * The import map and build-info module for one binary, in a hidden folder beside it (so the
- * release's `dist/*` never picks them up). The map is deno.json's "imports" with "#build-info"
- * redirected, since `--import-map` replaces deno.json's imports rather than adding to them.
+ * release's `dist/*` never picks them up). The map is deno.json's "imports" plus one entry that
+ * remaps lib/build_source.ts to the generated module, keyed by its path relative to the map (a
+ * relative key resolves against the map's own URL); `--import-map` replaces deno.json's imports
+ * rather than adding to them, so they are copied. `root` is the project root, needed only when
+ * `output` is absolute.
  */
 function buildInfoFiles(
   denoJson: unknown,
   permissions: PermissionSet,
   options: CompileOptions,
   output: string,
+  root: string,
 ): Array<{ path: string; text: string }> {
-  const dir = `${posix.dirname(output.replaceAll("\\", "/"))}/.${
-    posix.basename(output.replaceAll("\\", "/"))
-  }.build`;
+  const out = output.replaceAll("\\", "/");
+  const dir = `${posix.dirname(out)}/.${posix.basename(out)}.build`;
+  const source = posix.isAbsolute(dir) ? posix.join(root, BUILD_SOURCE) : BUILD_SOURCE;
   const imports = (denoJson as { imports?: Record<string, string> }).imports ?? {};
   const info = {
     kind: "compiled",
@@ -120,7 +128,11 @@ function buildInfoFiles(
     {
       path: `${dir}/import_map.json`,
       text: `${
-        JSON.stringify({ imports: { ...imports, "#build-info": "./build_info.ts" } }, null, 2)
+        JSON.stringify(
+          { imports: { ...imports, [relativePath(dir, source)]: "./build_info.ts" } },
+          null,
+          2,
+        )
       }\n`,
     },
     {
@@ -129,6 +141,21 @@ function buildInfoFiles(
         `export const BUILD_INFO: unknown = ${JSON.stringify(info)};\n`,
     },
   ];
+}
+
+/**
+ * The "./" or "../" path from folder `from` to file `to`, both relative to the same root or both
+ * absolute. Pure (node's path.relative would ask the process for its working folder).
+ */
+export function relativePath(from: string, to: string): string {
+  const parts = (p: string) => posix.normalize(p).split("/").filter((s) => s !== "" && s !== ".");
+  const a = parts(from);
+  const b = parts(to);
+  let common = 0;
+  while (common < a.length && common < b.length - 1 && a[common] === b[common]) common++;
+  const up = a.slice(common).map(() => "..");
+  const rest = [...up, ...b.slice(common)].join("/");
+  return up.length === 0 ? `./${rest}` : rest;
 }
 
 /** Renders argv for a POSIX shell, quoting only what needs it, so the printed line can be pasted. */
@@ -174,7 +201,7 @@ async function main(argv: string[]): Promise<number> {
     const denoJson: unknown = JSON.parse(
       await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
     );
-    plan = planCompile(denoJson, options, Deno.build.os);
+    plan = planCompile(denoJson, options, Deno.build.os, root);
   } catch (err) {
     console.error((err as Error).message);
     return 1;

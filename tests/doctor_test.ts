@@ -270,13 +270,18 @@ Deno.test("--doctor under the full production set: all green, then each failure 
 /**
  * The flags `deno task compile` would bake for `options`, plus its import map: `deno compile`
  * cannot run here, so main.ts runs under `deno run` with the same permission flags and the same
- * generated "#build-info" module the binary would embed.
+ * generated build-info module the binary would embed.
  */
 async function auditedFlags(
   options: { visionHost: string; shotsDir?: string },
   dir: string,
 ): Promise<string[]> {
-  const plan = planCompile(denoJson, { ...options, output: join(dir, "phone-eye") }, "linux");
+  const plan = planCompile(
+    denoJson,
+    { ...options, output: join(dir, "phone-eye") },
+    "linux",
+    ROOT,
+  );
   for (const file of plan.files) {
     await Deno.mkdir(dirname(file.path), { recursive: true });
     await Deno.writeTextFile(file.path, file.text);

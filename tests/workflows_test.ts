@@ -577,6 +577,11 @@ Deno.test({
       "dist/.phone-eye.exe.build/build_info.ts",
     ]);
     assert.match(plan.files[1]!.text, /BUILD_INFO: unknown = \{"kind":"compiled","net":\[\]\}/);
+    assert.equal(
+      JSON.parse(plan.files[0]!.text).imports["../../lib/build_source.ts"],
+      "./build_info.ts",
+      "the map remaps the module lib/build_info.ts reads, relative to the map itself",
+    );
     assert.throws(
       () =>
         planCompile(
