@@ -10,17 +10,15 @@ import {
   type EnvVar,
   loadConfig,
   parseCommandLine,
+  TERMINAL_HINT,
   USAGE,
   VERSION,
 } from "./lib/config.ts";
 import { formatChecks, runDoctor } from "./lib/doctor.ts";
-import { planNetNarrowing, visionHost } from "./lib/sandbox.ts";
+import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
+import { BUILD } from "./lib/build_info.ts";
 import { createServer } from "./lib/server.ts";
 import { createVision } from "./lib/vision/vision.ts";
-import denoJson from "./deno.json" with { type: "json" };
-
-/** The net grants deno.json's production set bakes into binaries (the release allowlist). */
-const BAKED_NET: readonly string[] = denoJson.permissions.default.net;
 
 const encoder = new TextEncoder();
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(`${text}\n`));
@@ -62,7 +60,7 @@ function shotSaver(dir: string | undefined): ((png: Uint8Array) => Promise<strin
  * its vision host and nothing else. Grants can only ever be narrowed at run time, never widened.
  */
 async function narrowNet(config: Config): Promise<void> {
-  const plan = planNetNarrowing(BAKED_NET, visionHost(config.vision));
+  const plan = planNetNarrowing(BUILD.net, visionHost(config.vision), visionPort(config.vision));
   for (const host of plan.revoke) await Deno.permissions.revoke({ name: "net", host });
 }
 
@@ -79,6 +77,7 @@ function world(config: Config) {
 }
 
 function serve(config: Config): void {
+  if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
   const deps = {
     ...world(config),
     saveShot: shotSaver(config.shotsDir),
@@ -96,7 +95,7 @@ async function doctor(config: Config): Promise<number> {
     config,
     device,
     vision,
-    bakedNet: BAKED_NET,
+    build: BUILD,
     query: async (descriptor) => (await Deno.permissions.query(descriptor)).state === "granted",
   });
   await vision.close();

@@ -73,12 +73,22 @@ ${envUsage()}
 
 adb must be on PATH when phone-eye starts.`;
 
+/**
+ * Said once on stderr when a person starts phone-eye in a terminal (stdin is a TTY): it is a
+ * stdio server waiting for an MCP client, and a silent terminal would otherwise look like a hang.
+ */
+export const TERMINAL_HINT =
+  `phone-eye ${VERSION} is an MCP server and is waiting for an MCP client on stdin: add it to your client instead (the README's "Add it to your MCP client" has the Claude Code, Codex and Cursor configs). "phone-eye --doctor" (from source: deno task doctor) checks adb, the phone and vision. Ctrl-C quits.`;
+
 /** Parses argv into the command to run, refusing unknown flags with the usage text. */
 export function parseCommandLine(argv: readonly string[]): { command: Command; serial?: string } {
+  // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
+  // after the task name, separator included), and parseArgs would read what follows as positional.
+  const args = argv[0] === "--" ? argv.slice(1) : [...argv];
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args,
       strict: true,
       allowPositionals: false,
       options: {

@@ -7,7 +7,8 @@ import type { Config } from "./config.ts";
 import { ENV_VARS } from "./env_vars.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
 import { excerpt } from "./text.ts";
-import { grantCovers, queryTarget, visionHost } from "./sandbox.ts";
+import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
+import type { BuildInfo } from "./build_info.ts";
 import type { Vision, VisionImage } from "./vision/route.ts";
 
 export interface Check {
@@ -24,8 +25,8 @@ export interface DoctorDeps {
   device: Device;
   vision: Vision;
   query: QueryPermission;
-  /** The net grants the build was given, before start-up narrowing. */
-  bakedNet: readonly string[];
+  /** What the build was given (its net grants, before start-up narrowing). */
+  build: BuildInfo;
 }
 
 const reason = (error: unknown) => error instanceof Error ? error.message : String(error);
@@ -77,12 +78,16 @@ function testCard(): RgbaImage {
   return { width, height, data };
 }
 
-async function checkVision(vision: Vision): Promise<Check> {
+async function checkVision(vision: Vision, config: Config): Promise<Check> {
   if (vision.unavailable !== undefined) {
+    // Unset is a choice (phone_look still returns the UI tree); settings given but invalid are not.
+    const invalid = config.vision.route === "none" && config.vision.problem !== undefined;
     return {
-      ok: false,
-      title: "vision not configured",
-      detail: [`${vision.unavailable} The hand verbs work without it.`],
+      ok: !invalid,
+      title: invalid ? "vision settings invalid" : "vision not configured (optional)",
+      detail: [
+        `${vision.unavailable} The hand verbs work without it, and phone_look still returns the UI tree.`,
+      ],
     };
   }
   const card = testCard();
@@ -111,10 +116,22 @@ async function checkVision(vision: Vision): Promise<Check> {
   }
 }
 
-async function checkPermissions(deps: DoctorDeps): Promise<Check> {
-  const { query, config } = deps;
+/**
+ * The net grants, the screenshot folder and the rest of the sandbox, as the running Deno reports
+ * them. Returns the check and whether the screenshot folder is usable, which the screenshot
+ * check reports on so the two never disagree.
+ */
+async function checkPermissions(deps: DoctorDeps): Promise<Check & { shotsUsable: boolean }> {
+  const { query, config, build } = deps;
   const host = visionHost(config.vision);
-  const lines: string[] = [];
+  const port = visionPort(config.vision);
+  const lines: string[] = [
+    build.kind === "compiled"
+      ? `ok  built with net ${build.net.join(", ") || "none"}${
+        build.shotsDir === undefined ? "" : ` and screenshot folder ${build.shotsDir}`
+      } (baked by deno task compile)`
+      : "ok  from source: the grants of the start command (deno task start: deno.json's permissions.default)",
+  ];
   let ok = true;
   const expect = async (descriptor: Deno.PermissionDescriptor, want: boolean, label: string) => {
     const granted = await query(descriptor);
@@ -134,8 +151,8 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check> {
   );
   await expect({ name: "env", variable: "AWS_SECRET_ACCESS_KEY" }, false, "env of anything else");
   const revoked: string[] = [];
-  for (const entry of deps.bakedNet) {
-    const needed = host !== undefined && grantCovers(entry, host);
+  for (const entry of build.net) {
+    const needed = host !== undefined && grantCovers(entry, host, port);
     const granted = await query({ name: "net", host: queryTarget(entry) });
     if (granted === needed) {
       if (granted) lines.push(`ok  net ${entry}: granted (the configured vision host)`);
@@ -152,13 +169,24 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check> {
       `ok  net: ${revoked.length} other baked grants revoked at start-up (${revoked.join(", ")})`,
     );
   }
-  if (host !== undefined && !(await query({ name: "net", host }))) {
-    ok = false;
-    lines.push(
-      `!!  net ${host}: refused — this build cannot reach the configured vision host; build one for it with "deno task compile --vision-host ${host}"`,
-    );
+  if (host !== undefined) {
+    // With the port: a build for 192.168.1.50:8080 reaches that port of that host only.
+    const target = port === undefined ? host : `${host}:${port}`;
+    if (await query({ name: "net", host: target })) {
+      lines.push(`ok  net ${target}: allowed (the configured vision endpoint, port included)`);
+    } else {
+      ok = false;
+      lines.push(
+        `!!  net ${target}: refused, so this process cannot reach the configured vision endpoint; ${
+          build.kind === "compiled"
+            ? `build a binary for it with "deno task compile --vision-host ${target}"`
+            : `from source, start with --allow-net=${target} (deno run -P --allow-net=${target} --no-prompt main.ts; the flag replaces the set's net list) or add ${host} to permissions.default.net in deno.json`
+        }`,
+      );
+    }
   }
   const shots = config.shotsDir;
+  let shotsUsable = true;
   if (shots !== undefined) {
     const refused: string[] = [];
     for (const kind of ["read", "write"] as const) {
@@ -167,6 +195,7 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check> {
     if (refused.length === 0) lines.push(`ok  read/write ${shots} (PHONE_EYE_SHOTS): granted`);
     else {
       ok = false;
+      shotsUsable = false;
       lines.push(
         `!!  ${
           refused.join("/")
@@ -180,25 +209,37 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check> {
     ok,
     title: ok ? "permissions as intended" : "permissions differ from the intended set",
     detail: lines,
+    shotsUsable,
   };
 }
 
-function shotsPolicy(config: Config): Check {
-  return config.shotsDir === undefined
-    ? {
+/** Where screenshots go; a folder the permissions refuse is said as such, never as "kept". */
+function shotsPolicy(config: Config, usable: boolean): Check {
+  if (config.shotsDir === undefined) {
+    return {
       ok: true,
       title: "screenshots stay in memory",
       detail: [
         "PHONE_EYE_SHOTS is unset: screenshots never touch disk, and go only to the vision host",
       ],
-    }
-    : {
-      ok: true,
-      title: `screenshots kept in ${config.shotsDir}`,
+    };
+  }
+  if (!usable) {
+    return {
+      ok: false,
+      title: `screenshots not kept: ${config.shotsDir} is refused`,
       detail: [
-        "each file gets a fresh name and is created exclusively (a planted symlink is never followed)",
+        "PHONE_EYE_SHOTS names a folder this process may not use (see the permissions above for the fix); screenshots stay in memory, and each phone_shot says it was not saved",
       ],
     };
+  }
+  return {
+    ok: true,
+    title: `screenshots kept in ${config.shotsDir}`,
+    detail: [
+      "each file gets a fresh name and is created exclusively (a planted symlink is never followed)",
+    ],
+  };
 }
 
 /** Runs every check; the phone and vision checks run at once since they are independent. */
@@ -210,9 +251,10 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
       title: "phone not checked",
       detail: ["adb must work first"],
     }),
-    checkVision(deps.vision),
+    checkVision(deps.vision, deps.config),
   ]);
-  return [adb, phone, vision, await checkPermissions(deps), shotsPolicy(deps.config)];
+  const { shotsUsable, ...permissions } = await checkPermissions(deps);
+  return [adb, phone, vision, permissions, shotsPolicy(deps.config, shotsUsable)];
 }
 
 export function formatChecks(checks: Check[]): string {

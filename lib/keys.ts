@@ -1,8 +1,18 @@
 // The named keys phone_key accepts, and how a name or a number becomes an Android keycode.
 // Pure. Codes are android.view.KeyEvent constants; names read better in transcripts than numbers.
 
-/** Android's key codes run from 0 (UNKNOWN) to KeyEvent.getMaxKeyCode() (316 on API 35). */
-export const MAX_KEYCODE = 400;
+/**
+ * The highest Android keycode: KeyEvent.getMaxKeyCode() returns LAST_KEYCODE, which is
+ * KEYCODE_F24 = 337 on Android 16 (API 36); Android 15 stops at KEYCODE_SCREENSHOT = 318 and
+ * Android 14 at KEYCODE_MACRO_4 = 316 (the API levels each constant was added in:
+ * https://developer.android.com/reference/android/view/KeyEvent). A code above a phone's own
+ * maximum reaches it as an unknown key and does nothing.
+ */
+export const MAX_KEYCODE = 337;
+
+/** The range message, one wording for every refusal. */
+const RANGE =
+  `1 to ${MAX_KEYCODE} (KEYCODE_F24 on Android 16; older phones stop earlier, 316 on Android 14)`;
 
 export const NAMED_KEYS: Readonly<Record<string, number>> = {
   home: 3,
@@ -66,15 +76,17 @@ const ALIASES: Readonly<Record<string, string>> = {
   play_pause: "media_play_pause",
 };
 
-/** Resolves "Volume Up", "KEYCODE_BACK", "enter" or "66" to a keycode, or explains the refusal. */
-export function resolveKey(key: string): { code: number } | { error: string } {
-  const trimmed = key.trim();
-  if (/^\d+$/.test(trimmed)) {
+/**
+ * Resolves "Volume Up", "KEYCODE_BACK", "enter", "66" or 66 to a keycode, or explains the refusal.
+ */
+export function resolveKey(key: string | number): { code: number } | { error: string } {
+  const trimmed = typeof key === "number" ? String(key) : key.trim();
+  if (/^-?\d+(\.\d+)?$/.test(trimmed)) {
     const code = Number(trimmed);
-    return code >= 1 && code <= MAX_KEYCODE ? { code } : {
-      error: `Unknown keycode ${trimmed}: Android keycodes run from 1 to about 316; use a name (${
+    return Number.isInteger(code) && code >= 1 && code <= MAX_KEYCODE ? { code } : {
+      error: `Unknown keycode ${trimmed}: Android keycodes run from ${RANGE}; use a name (${
         Object.keys(NAMED_KEYS).join(", ")
-      }) or a code in 1–${MAX_KEYCODE}`,
+      }) or a code in that range`,
     };
   }
   const name = trimmed.toLowerCase().replace(/^keycode_/, "").replace(/[\s-]+/g, "_");
@@ -83,6 +95,6 @@ export function resolveKey(key: string): { code: number } | { error: string } {
   return {
     error: `Unknown key ${JSON.stringify(key)}: use one of ${
       Object.keys(NAMED_KEYS).join(", ")
-    }, or a numeric Android keycode (1–${MAX_KEYCODE})`,
+    }, or a numeric Android keycode from ${RANGE}`,
   };
 }

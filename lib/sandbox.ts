@@ -9,6 +9,13 @@ export function visionHost(vision: VisionConfig): string | undefined {
   return new URL(vision.route === "direct" ? vision.baseUrl : vision.url).hostname.toLowerCase();
 }
 
+/** The port a vision route connects to (the URL's, or 80/443 by its scheme); undefined for none. */
+export function visionPort(vision: VisionConfig): number | undefined {
+  if (vision.route === "none") return undefined;
+  const url = new URL(vision.route === "direct" ? vision.baseUrl : vision.url);
+  return url.port !== "" ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
 function ipv4(text: string): number | undefined {
   const parts = text.split(".");
   if (parts.length !== 4) return undefined;
@@ -20,8 +27,13 @@ function ipv4(text: string): number | undefined {
   return value;
 }
 
-/** Whether a net grant entry (host, host:port, IPv4 CIDR) lets phone-eye reach `host`. */
-export function grantCovers(entry: string, host: string): boolean {
+/**
+ * Whether a net grant entry (host, host:port, IPv4 CIDR) lets phone-eye reach `host`, on `port`
+ * when one is given: an entry with a port covers that port only, one without covers them all.
+ */
+export function grantCovers(entry: string, host: string, port?: number): boolean {
+  const entryPort = /^(?:\[[^\]]*\]|[^:\[\]]+):(\d+)$/.exec(entry)?.[1];
+  if (port !== undefined && entryPort !== undefined && Number(entryPort) !== port) return false;
   const cidr = /^(\d+\.\d+\.\d+\.\d+)\/(\d{1,2})$/.exec(entry);
   if (cidr) {
     const base = ipv4(cidr[1]!);
@@ -81,8 +93,12 @@ export interface NetPlan {
  * the running process can reach nothing else; with no vision route, none survive. A CIDR range
  * that covers the host stays whole: Deno cannot narrow inside a range.
  */
-export function planNetNarrowing(baked: readonly string[], host: string | undefined): NetPlan {
-  const keep = host === undefined ? [] : baked.filter((entry) => grantCovers(entry, host));
+export function planNetNarrowing(
+  baked: readonly string[],
+  host: string | undefined,
+  port?: number,
+): NetPlan {
+  const keep = host === undefined ? [] : baked.filter((entry) => grantCovers(entry, host, port));
   const revoke = baked.filter((entry) => !keep.includes(entry)).map(revocationTarget)
     // Revoking an address inside a kept range would take the range with it.
     .filter((target) => !keep.some((entry) => grantCovers(entry, target)));

@@ -14,6 +14,7 @@ export const CONFIG_END = "<!-- config:end -->";
 
 interface JsonProperty {
   type?: string;
+  anyOf?: JsonProperty[];
   minimum?: number;
   maximum?: number;
   maxLength?: number;
@@ -28,7 +29,8 @@ function argumentsOf(tool: ToolDef): string {
   const required = new Set(schema.required ?? []);
   const args = Object.entries(schema.properties ?? {}).map(([name, p]) => {
     const optional = required.has(name) ? "" : "?";
-    const type = p.type === "integer" ? "int" : p.type ?? "any";
+    const type = (p.anyOf ?? [p]).map((t) => t.type === "integer" ? "int" : t.type ?? "any")
+      .join(" | ");
     const dflt = p.default === undefined ? "" : ` = ${JSON.stringify(p.default)}`;
     return `\`${name}${optional}: ${type}${dflt}\``;
   });
@@ -39,7 +41,7 @@ const escapeCell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n"
 
 export function renderToolTable(tools: readonly ToolDef[] = TOOLS): string {
   const rows = tools.map((tool) =>
-    `| \`${tool.name}\` | ${argumentsOf(tool)} | ${
+    `| \`${tool.name}\` | ${escapeCell(argumentsOf(tool))} | ${
       tool.annotations.readOnlyHint ? "read-only" : "acts on the phone"
     } | ${escapeCell(tool.description)} |`
   );

@@ -4,7 +4,13 @@
 import assert from "node:assert/strict";
 import denoJson from "../deno.json" with { type: "json" };
 import type { VisionConfig } from "../lib/config.ts";
-import { grantCovers, planNetNarrowing, queryTarget, visionHost } from "../lib/sandbox.ts";
+import {
+  grantCovers,
+  planNetNarrowing,
+  queryTarget,
+  visionHost,
+  visionPort,
+} from "../lib/sandbox.ts";
 import { planCompile } from "../scripts/compile.ts";
 
 const README = new URL("../README.md", import.meta.url).pathname;
@@ -46,6 +52,30 @@ Deno.test({
     for (const [entry, host, covered] of cases) {
       assert.equal(grantCovers(entry, host), covered, `${entry} covers ${host}`);
     }
+  },
+});
+
+Deno.test({
+  name: "with the vision port, a host:port grant covers that port only; a port-less one every port",
+  permissions: "none",
+  fn() {
+    const cases: [entry: string, host: string, port: number, covered: boolean][] = [
+      ["192.168.1.50:8080", "192.168.1.50", 8080, true],
+      ["192.168.1.50:8080", "192.168.1.50", 9090, false],
+      ["192.168.1.50", "192.168.1.50", 9090, true],
+      ["[::1]:3000", "[::1]", 3000, true],
+      ["[::1]:3000", "[::1]", 3001, false],
+      ["192.168.0.0/16", "192.168.1.50", 8080, true],
+    ];
+    for (const [entry, host, port, covered] of cases) {
+      assert.equal(grantCovers(entry, host, port), covered, `${entry} covers ${host}:${port}`);
+    }
+    const wrongPort = planNetNarrowing(["192.168.1.50:8080"], "192.168.1.50", 9090);
+    assert.deepEqual(wrongPort, { keep: [], revoke: ["192.168.1.50:8080"], unreachable: true });
+    assert.equal(visionPort(direct("http://192.168.1.50:8080/v1")), 8080);
+    assert.equal(visionPort(direct("https://api.openai.com/v1")), 443);
+    assert.equal(visionPort(direct("http://localhost/v1")), 80);
+    assert.equal(visionPort({ route: "none" }), undefined);
   },
 });
 

@@ -429,7 +429,11 @@ Deno.test({
     await rejectsWith(
       direct("http://127.0.0.1:8181/v1?token=abc", { apiKey: KEY }).describe(png(8, 8), "q"),
       "NOT_PERMITTED",
-      ["127.0.0.1:8181", "deno task compile --vision-host 127.0.0.1:8181"],
+      [
+        "127.0.0.1:8181",
+        "from source, start with --allow-net=127.0.0.1:8181",
+        "deno task compile --vision-host 127.0.0.1:8181",
+      ],
     );
   },
 });

@@ -565,10 +565,23 @@ Deno.test({
       "--no-prompt",
       "--allow-run=adb",
       "--allow-env=ANDROID_SERIAL",
+      "--import-map",
+      "dist/.phone-eye.exe.build/import_map.json",
       "--output",
       "dist/phone-eye.exe",
       "main.ts",
     ]);
+    // The binary learns what it was built with from the module the import map points at.
+    assert.deepEqual(plan.files.map((f) => f.path), [
+      "dist/.phone-eye.exe.build/import_map.json",
+      "dist/.phone-eye.exe.build/build_info.ts",
+    ]);
+    assert.match(plan.files[1]!.text, /BUILD_INFO: unknown = \{"kind":"compiled","net":\[\]\}/);
+    assert.equal(
+      JSON.parse(plan.files[0]!.text).imports["../../lib/build_source.ts"],
+      "./build_info.ts",
+      "the map remaps the module lib/build_info.ts reads, relative to the map itself",
+    );
     assert.throws(
       () =>
         planCompile(
@@ -592,6 +605,8 @@ Deno.test("deno task compile bakes exactly the flags of the set deno.json compil
     "compile",
     "--no-prompt",
     ...flagsFromConfig,
+    "--import-map",
+    `dist/.phone-eye${exe}.build/import_map.json`,
     "--output",
     `dist/phone-eye${exe}`,
     "main.ts",

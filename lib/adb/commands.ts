@@ -63,6 +63,27 @@ const execOut = (text: string): DeviceCommand => ({ service: "exec-out", shell: 
 export const tapCommand = (x: number, y: number): DeviceCommand =>
   shell(`input tap ${int(x)} ${int(y)}`);
 
+/** The pause between the taps of a double (or triple) tap, in the phone's shell. */
+export const MULTI_TAP_PAUSE_MS = 50;
+
+/**
+ * `count` taps on one point in one device command, so no adb round trip sits between them. A view
+ * takes two taps as a double tap when the second comes down between 40 and 300 ms after the
+ * first came up (DOUBLE_TAP_MIN_TIME and DOUBLE_TAP_TIMEOUT in ViewConfiguration,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/8c89baaa9d205930d348f559738a7d3c50c0d50c/core/java/android/view/ViewConfiguration.java).
+ * `input` has no double tap for the screen (`--doubletap` is for keyevent only, Android 14), so
+ * the taps are separate `input tap` runs; the pause keeps a fast phone above the 40 ms minimum,
+ * and each run's own start-up adds to it. `sleep` takes fractions on toybox; an older sleep that
+ * refuses them fails quietly, and that phone's slower `input` start-up is the pause.
+ */
+export function multiTapCommand(x: number, y: number, count: number): DeviceCommand {
+  const tap = `input tap ${int(x)} ${int(y)}`;
+  const pause = `{ sleep ${(MULTI_TAP_PAUSE_MS / 1000).toFixed(2)} 2>/dev/null; :; }`;
+  return shell(
+    Array.from({ length: Math.max(1, Math.trunc(count)) }, () => tap).join(` && ${pause} && `),
+  );
+}
+
 /**
  * A long press is a swipe that does not move: `input` has no long press for the screen (its
  * commands are text, keyevent, tap, swipe, draganddrop, press, roll, motionevent, keycombination;
@@ -127,6 +148,24 @@ function int(n: number): string {
  * Returns a message saying what to do instead, or null when the text can be typed.
  */
 export function refuseUntypableText(text: string): string | null {
+  const control = refuseControlCharacters(text);
+  if (control !== null) return control;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    if (code > 0x7e) {
+      return `Cannot type ${JSON.stringify(char)} (U+${
+        code.toString(16).toUpperCase().padStart(4, "0")
+      }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuses what no typing path can type: empty text and control characters (a newline is the Enter
+ * key, a tab the Tab key). Returns the message saying what to do instead, or null.
+ */
+export function refuseControlCharacters(text: string): string | null {
   if (text.length === 0) return "Nothing to type: text is empty";
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;
@@ -138,11 +177,6 @@ export function refuseUntypableText(text: string): string | null {
         ? ' send phone_key "tab"'
         : " remove it";
       return `Cannot type: the text contains a control character (${name}), which phone_type refuses; type the parts separately and${instead}`;
-    }
-    if (code > 0x7e) {
-      return `Cannot type ${JSON.stringify(char)} (U+${
-        code.toString(16).toUpperCase().padStart(4, "0")
-      }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
     }
   }
   return null;
@@ -161,6 +195,12 @@ export function controlCharacter(value: string): string | null {
     return name === undefined ? hex : `${name}, ${hex}`;
   }
   return null;
+}
+
+/** The first character `input text` cannot type (beyond printable ASCII), or undefined. */
+export function firstNonAscii(text: string): string | undefined {
+  for (const char of text) if ((char.codePointAt(0) ?? 0) > 0x7e) return char;
+  return undefined;
 }
 
 const CONTROL_NAMES: Record<number, string> = {

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { controlCharacter, keyeventCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
-import { NAMED_KEYS, resolveKey } from "../keys.ts";
+import { MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
@@ -12,15 +12,17 @@ export const phoneKey = defineTool({
   title: "Press a key",
   description: `Press one key. Names: ${
     Object.keys(NAMED_KEYS).join(", ")
-  }. Or a numeric Android keycode (e.g. "66" for enter). "wake" turns the screen on; "back" and "home" navigate.`,
+  }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
   inputSchema: z.object({
-    key: z.string().min(1).max(40).describe(
-      'a key name such as "home", "back", "enter", or a keycode',
+    // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
+    // live in resolveKey, so both forms get the same message.
+    key: z.union([z.string().min(1).max(40), z.number()]).describe(
+      'a key name such as "home", "back", "enter", or a keycode (66 or "66")',
     ),
   }),
   annotations: ACTS_ON_PHONE,
   async handler({ device }, { key }) {
-    const control = controlCharacter(key);
+    const control = typeof key === "string" ? controlCharacter(key) : null;
     if (control !== null) {
       throw new ToolInputError(
         `Cannot press a key: the key contains a control character (${control}); give one key name such as "enter", or a numeric keycode`,
@@ -29,6 +31,8 @@ export const phoneKey = defineTool({
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
     await runInput(device, keyeventCommand(resolved.code), "press a key");
-    return textResult(`Pressed ${key.trim()} (keycode ${resolved.code}).`);
+    return textResult(
+      `Pressed ${typeof key === "number" ? key : key.trim()} (keycode ${resolved.code}).`,
+    );
   },
 });

@@ -1,8 +1,9 @@
-// phone_type: types ASCII text into the focused field with `input text`, quoted for the phone's shell.
-// Text the input tool cannot type is refused with the way around it, before anything is sent.
+// phone_type: types text into the focused field. ASCII goes through `input text`, quoted for the
+// phone's shell; any other text through ADB Keyboard when the phone has it (adb/adb_keyboard.ts).
 
 import { z } from "zod";
-import { refuseUntypableText, typeTextCommand } from "../adb/commands.ts";
+import { firstNonAscii, refuseControlCharacters, typeTextCommand } from "../adb/commands.ts";
+import { noKeyboardMessage, typeWithAdbKeyboard } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
@@ -10,15 +11,23 @@ export const phoneType = defineTool({
   name: "phone_type",
   title: "Type text",
   description:
-    'Type text into the focused field, as if on a keyboard: tap the field first. Printable ASCII only (adb\'s "input text" limit); for a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press.',
+    'Type text into the focused field, as if on a keyboard: tap the field first. Any language and emoji when the phone has ADB Keyboard installed (phone-eye selects it for the call and puts the current keyboard back); otherwise printable ASCII only (adb\'s "input text" limit). For a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press.',
   inputSchema: z.object({
-    text: z.string().min(1).max(2000).describe("the text to type (printable ASCII, no newlines)"),
+    text: z.string().min(1).max(2000).describe(
+      "the text to type (no newlines or other control characters)",
+    ),
   }),
   annotations: ACTS_ON_PHONE,
   async handler({ device }, { text }) {
-    const refusal = refuseUntypableText(text);
+    const refusal = refuseControlCharacters(text);
     if (refusal) throw new ToolInputError(refusal);
-    await runInput(device, typeTextCommand(text), "type text");
-    return textResult(`Typed ${text.length} character${text.length === 1 ? "" : "s"}.`);
+    const other = firstNonAscii(text);
+    if (other === undefined) {
+      await runInput(device, typeTextCommand(text), "type text");
+      return textResult(`Typed ${text.length} character${text.length === 1 ? "" : "s"}.`);
+    }
+    const result = await typeWithAdbKeyboard(device, text);
+    if ("absent" in result) throw new ToolInputError(noKeyboardMessage(other));
+    return textResult(result.typed);
   },
 });

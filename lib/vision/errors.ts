@@ -87,8 +87,10 @@ export function networkFailure(
     return new VisionError(
       "NOT_PERMITTED",
       `Deno's permissions refused network access to ${host}: this phone-eye build may only reach ` +
-        `the vision host(s) it was granted. Point ${urlVar} at an allowed host, or build a binary ` +
-        `for this one with: deno task compile --vision-host ${host}`,
+        `the vision host(s) it was granted. Point ${urlVar} at an allowed host; from source, ` +
+        `start with --allow-net=${host} (deno run -q -P --allow-net=${host} --no-prompt main.ts; ` +
+        `the flag replaces the set's net list) or add it to permissions.default.net in deno.json; ` +
+        `or build a binary for this one with: deno task compile --vision-host ${host}`,
     );
   }
   if (!(err instanceof TypeError)) return undefined;

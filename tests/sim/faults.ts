@@ -14,6 +14,8 @@
 // | idleStateErrors   | `uiautomator dump` (files)           | `ERROR: could not get idle state.`  |
 // |                   |                                      | (or `ERROR: null root node …`)      |
 // | truncatePng       | the stream carrying `screencap -p`   | half a PNG, exit 0                  |
+// | imeUnknown        | `ime enable/disable/set` (file)      | `Unknown input method X cannot be … |
+// |                   |                                      | for user #0` on stderr, exit 0      |
 //
 // The client's answers are the ones ANDROID.md lists for adb 29.0.6 (table "The adb client").
 // Not a fault but screen state: a secure window (setScreen({ secureWindow: true })), which each
@@ -47,6 +49,10 @@ export interface SimFaults {
   /** Output of `screencap -p` to stdout is cut at half: by closing the transport (default, as
    * a dying Wi-Fi link does) or, with dropLink false, by closing just that stream. */
   truncatePng(on: boolean, opts?: { dropLink?: boolean }): void;
+  /** `ime enable/disable/set` answer as for an id the phone does not know (exit 0, the refusal
+   * on stderr only, ANDROID.md "ADB Keyboard"), for these ids: as when ADB Keyboard is
+   * uninstalled between phone-eye's look at the list and its switch. Empty list: off. */
+  imeUnknown(ids: readonly string[]): void;
   /** Removes every fault. */
   clear(): void;
 }
@@ -63,6 +69,8 @@ export interface FaultState {
   truncatePng: { dropLink: boolean } | null;
   /** Failing dumps to come. The fake uiautomator counts them down in its own file. */
   idle: { count: number; evenCompressed: boolean; message: string } | null;
+  /** Input-method ids the fake `ime` treats as unknown. */
+  imeUnknown: string[];
 }
 
 export function noFaults(): FaultState {
@@ -74,6 +82,7 @@ export function noFaults(): FaultState {
     black: false,
     truncatePng: null,
     idle: null,
+    imeUnknown: [],
   };
 }
 
@@ -91,7 +100,7 @@ export const NULL_ROOT_ERROR = "ERROR: null root node returned by UiTestAutomati
 
 /**
  * The faults the fake tools apply themselves, and the files in the sim's state folder they read
- * (tests/sim/tools/screencap.sh and uiautomator.sh): name → content, null = no file.
+ * (tests/sim/tools/screencap.sh, uiautomator.sh and ime.sh): name → content, null = no file.
  */
 const SCRIPT_FAULTS = {
   emptyPng: (s: FaultState) => ({ fault_empty_png: s.emptyPng }),
@@ -99,6 +108,9 @@ const SCRIPT_FAULTS = {
     fault_idle_errors: s.idle === null ? null : String(s.idle.count),
     fault_idle_even_compressed: s.idle?.evenCompressed ? "1" : null,
     fault_idle_message: s.idle === null ? null : `${s.idle.message}\n`,
+  }),
+  imeUnknown: (s: FaultState) => ({
+    fault_ime_unknown: s.imeUnknown.length === 0 ? null : `${s.imeUnknown.join("\n")}\n`,
   }),
 } as const;
 
@@ -150,6 +162,10 @@ export function faultControls(state: FaultState, effects: FaultEffects): SimFaul
     },
     truncatePng: (on, opts) => {
       state.truncatePng = on ? { dropLink: opts?.dropLink ?? true } : null;
+    },
+    imeUnknown: (ids) => {
+      state.imeUnknown = [...ids];
+      syncScript("imeUnknown");
     },
     clear: () => {
       Object.assign(state, noFaults());

@@ -1,6 +1,6 @@
 // `deno task sim`: runs the simulated phone on 127.0.0.1 until Ctrl-C, so phone-eye (or plain
 // adb) can be pointed at it by hand. Flags: --port, --width, --height, --model, --android,
-// --legacy.
+// --legacy, --adb-keyboard.
 
 import { parseArgs } from "node:util";
 import { startSimPhone } from "./sim_phone.ts";
@@ -8,10 +8,12 @@ import { ANDROID_VERSIONS, parseAndroidVersion } from "./android.ts";
 
 const USAGE =
   `usage: deno task sim [--port N] [--width W] [--height H] [--android V] [--legacy] [--model NAME]
+                     [--adb-keyboard]
   --port    TCP port on 127.0.0.1 (default: a free one; 5555-5585 also appear as emulator-55xx
             in every adb server on this machine)
   --android the Android release its tools behave as: ${ANDROID_VERSIONS.join(", ")} (default 14)
-  --legacy  no shell_v2: old-Android shell without exit codes or separate stderr`;
+  --legacy  no shell_v2: old-Android shell without exit codes or separate stderr
+  --adb-keyboard  ADB Keyboard is installed, so phone_type can type any language`;
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -31,6 +33,7 @@ async function main(): Promise<number> {
         model: { type: "string" },
         android: { type: "string" },
         legacy: { type: "boolean" },
+        "adb-keyboard": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -57,6 +60,7 @@ async function main(): Promise<number> {
     port: positiveInt("port", flags.port) ?? 0,
     androidVersion,
     shellV2: !flags.legacy,
+    adbKeyboard: flags["adb-keyboard"] === true,
     ...(flags.width ? { width: positiveInt("width", flags.width) ?? 1080 } : {}),
     ...(flags.height ? { height: positiveInt("height", flags.height) ?? 2400 } : {}),
     ...(flags.model ? { model: flags.model } : {}),

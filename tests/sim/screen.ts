@@ -530,6 +530,14 @@ function typeInto(state: ScreenState, text: string): void {
   else if (state.app === "browser" && state.urlDraft !== null) state.urlDraft += text;
 }
 
+/**
+ * Whether a text field has focus with its keyboard up: Notes' field, or the browser's URL bar
+ * while it is being edited. An input method's view exists only then.
+ */
+export function hasTextFocus(state: ScreenState): boolean {
+  return state.app === "notes" || (state.app === "browser" && state.urlDraft !== null);
+}
+
 function deleteBack(state: ScreenState): void {
   if (state.app === "notes") state.notesText = state.notesText.slice(0, -1);
   else if (state.app === "browser" && state.urlDraft !== null) {
@@ -693,7 +701,8 @@ function applyWm(state: ScreenState, argv: readonly string[]): void {
 
 /**
  * Applies one recorded tool call. `@launch` and `@stop` are events the fake `am`/`monkey`
- * emit after resolving an intent themselves (they must print the outcome synchronously).
+ * emit after resolving an intent themselves (they must print the outcome synchronously); `@type`
+ * is text the fake `am broadcast` delivered to ADB Keyboard.
  */
 export function applyToolCall(
   state: ScreenState,
@@ -715,6 +724,10 @@ export function applyToolCall(
       if (app) openApp(state, app, argv[1]);
       return;
     }
+    case "@type":
+      // Text an input method committed (ADB Keyboard's broadcast): any character at all.
+      typeInto(state, argv[0] ?? "");
+      return;
     case "@stop":
       if (packageOf(state.app) === argv[0] && state.app !== "home") state.app = "home";
       return;

@@ -14,7 +14,7 @@
 // Anything else (sync: for push/pull, interactive shell, reboot...) is refused with CLSE, which
 // adb reports as `error: closed` (ANDROID.md, "The adb client").
 // Fake tools (tests/sim/tools/*.sh): input, screencap, uiautomator, am, monkey, cmd, pm, wm,
-// getprop, dumpsys, and cat/ls/rm/mkdir mapping /sdcard/... and /data/local/tmp/... into
+// getprop, dumpsys, ime, settings, and cat/ls/rm/mkdir mapping /sdcard/... and /data/local/tmp/... into
 // sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with
 // PATH=<fake tools>:/usr/bin:/bin; everything else is the host's real tools, on purpose, so an
 // injection payload really runs (see sim.marker).
@@ -23,6 +23,9 @@
 // (setScreen({ secureWindow: true })). State changes apply when a command finishes.
 // Android version (androidVersion, default 14): the tools answer as that release does, per the
 // table in android.ts (input's errors, am's exit status, screenshots of secure windows).
+// Input methods: the phone's keyboard, plus ADB Keyboard with `adbKeyboard: true`; `ime` and
+// `settings` change them at once, and `am broadcast -a ADB_INPUT_B64` types only while ADB
+// Keyboard is selected and a text field has focus.
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 // The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
@@ -32,6 +35,7 @@ import {
   activityOf,
   applyToolCall,
   effectiveSize,
+  hasTextFocus,
   initialState,
   layout,
   packageOf,
@@ -78,7 +82,24 @@ export interface SimPhoneOptions {
   /** The Android release the tools behave as (android.ts); default 14. With shellV2 false the
    * phone reports Android 6 and its `am` prints errors on stdout, the rest follows this. */
   androidVersion?: AndroidVersion;
+  /** ADB Keyboard (com.android.adbkeyboard/.AdbIME) is installed, not enabled, not selected, as
+   * after `adb install`. Default false: a stock phone with only its own keyboard. */
+  adbKeyboard?: boolean;
 }
+
+/** The input methods, as `ime list -a -s`, `ime list -s` and `settings get secure
+ * default_input_method` report them. */
+export interface SimIme {
+  installed: string[];
+  enabled: string[];
+  /** null when no input method is selected. */
+  selected: string | null;
+}
+
+/** The phone's own keyboard, installed, enabled and selected from the start. */
+export const SIM_DEFAULT_IME =
+  "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME";
+export const ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME";
 
 export interface SimScreen {
   /** "home" | "notes" | "settings" | "browser" | "camera" */
@@ -115,6 +136,10 @@ export interface SimPhone {
   /** Recorded argv of each fake-tool call (optionally of one tool), argument bytes intact. */
   toolCalls(tool?: string): string[][];
   screen(): SimScreen;
+  /** The input methods now (ADB Keyboard's state included). */
+  ime(): Promise<SimIme>;
+  /** When each `input tap` ran, in ms on one monotonic-enough clock (the host's wall clock). */
+  tapTimes(): Promise<number[]>;
   /** Puts the screen into a state directly (test setup without adb round trips). */
   setScreen(patch: Partial<ScreenState>): Promise<void>;
   /** Live adb transports (TCP connections that finished the CNXN handshake). */
@@ -213,6 +238,7 @@ class Sim implements SimPhone, TransportHost {
       model: o.model ?? "SimPhone",
       rawHeaderBytes: o.rawHeaderBytes ?? (shellV2 ? 16 : 12),
       androidVersion: o.androidVersion ?? 14,
+      adbKeyboard: o.adbKeyboard ?? false,
     };
     const root = await Deno.makeTempDir({ prefix: "phone_eye_sim_" });
     let listener: Deno.Listener | null = null;
@@ -225,6 +251,10 @@ class Sim implements SimPhone, TransportHost {
       const sim = new Sim(opts, root, listener);
       await Deno.writeFile(`${root}/.sim/calls.log`, EMPTY);
       await Deno.writeTextFile(`${root}/.sim/props`, sim.#props());
+      const installed = [SIM_DEFAULT_IME, ...(opts.adbKeyboard ? [ADB_KEYBOARD_IME] : [])];
+      await Deno.writeTextFile(`${root}/.sim/ime_installed`, `${installed.join("\n")}\n`);
+      await Deno.writeTextFile(`${root}/.sim/ime_enabled`, `${SIM_DEFAULT_IME}\n`);
+      await Deno.writeTextFile(`${root}/.sim/ime_selected`, `${SIM_DEFAULT_IME}\n`);
       await sim.#syncFiles(false);
       sim.track(sim.#acceptLoop(listener));
       return sim;
@@ -265,6 +295,25 @@ class Sim implements SimPhone, TransportHost {
       height: size.height,
       secureWindow: s.secureWindow,
     };
+  }
+
+  async ime(): Promise<SimIme> {
+    const read = (name: string) => Deno.readTextFile(`${this.#dir}/${name}`);
+    const lines = (text: string) => text.split("\n").filter((l) => l !== "");
+    const selected = (await read("ime_selected")).trim();
+    return {
+      installed: lines(await read("ime_installed")),
+      enabled: lines(await read("ime_enabled")),
+      selected: selected === "null" || selected === "" ? null : selected,
+    };
+  }
+
+  async tapTimes(): Promise<number[]> {
+    const text = await Deno.readTextFile(`${this.#dir}/tap_times`).catch((e) => {
+      if (e instanceof Deno.errors.NotFound) return "";
+      throw e;
+    });
+    return text.split("\n").filter((l) => l !== "").map((ns) => Number(BigInt(ns) / 1000n) / 1000);
   }
 
   async setScreen(patch: Partial<ScreenState>): Promise<void> {
@@ -429,6 +478,7 @@ class Sim implements SimPhone, TransportHost {
         "Physical density: 420\n" +
           (s.overrideDensity ? `Override density: ${s.overrideDensity}\n` : ""),
       );
+      await this.#writeAtomic("text_focus", hasTextFocus(s) ? "1\n" : "0\n");
       this.#xmlKey = key;
     }
     const pixelKey = JSON.stringify([key, this.#faults.black]);

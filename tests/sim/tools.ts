@@ -10,6 +10,7 @@ export const TOOL_NAMES: readonly string[] = [
   "cmd",
   "dumpsys",
   "getprop",
+  "ime",
   "input",
   "ls",
   "mkdir",
@@ -17,6 +18,7 @@ export const TOOL_NAMES: readonly string[] = [
   "pm",
   "rm",
   "screencap",
+  "settings",
   "uiautomator",
   "wm",
 ];

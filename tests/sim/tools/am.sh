@@ -15,7 +15,24 @@ case $sub in
     exit 0
     ;;
   broadcast)
-    echo "Broadcasting: Intent { flg=0x400000 }"
+    # Prints the same whether or not a receiver got it (ANDROID.md, "ADB Keyboard"). ADB
+    # Keyboard's actions type into the focused field, but only while it listens.
+    b_act= b_msg=
+    while [ $# -gt 0 ]; do
+      case $1 in
+        -a) b_act=${2-}; shift ;;
+        --es) if [ $# -ge 3 ]; then [ "$2" = msg ] && b_msg=$3; shift 2; fi ;;
+        --ei | --eia | -e | --ez | --el | --ef) if [ $# -ge 3 ]; then shift 2; fi ;;
+      esac
+      [ $# -gt 0 ] && shift
+    done
+    echo "Broadcasting: Intent { act=$b_act flg=0x400000 (has extras) }"
+    if sim_keyboard_listening; then
+      case $b_act in
+        ADB_INPUT_B64) sim_event @type "$(printf '%s' "$b_msg" | base64 -d 2>/dev/null)" ;;
+        ADB_INPUT_TEXT) sim_event @type "$b_msg" ;;
+      esac
+    fi
     echo "Broadcast completed: result=0"
     exit 0
     ;;

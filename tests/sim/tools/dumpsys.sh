@@ -4,7 +4,30 @@ SIM_TOOL=dumpsys
 . "$SIM_BIN/sim_lib.sh"
 
 case ${1-} in
-  window | activity | display | input | power) cat "$S/dumpsys_$1" ;;
+  activity)
+    case ${2-} in
+      broadcasts | b)
+        # ActivityManagerService.dumpBroadcastsLocked, registered receivers only (optionally of
+        # one package, the third argument), each filter dumped by IntentFilter.dump.
+        echo "ACTIVITY MANAGER BROADCAST STATE (dumpsys activity broadcasts)"
+        case ${3-com.android.adbkeyboard} in
+          com.android.adbkeyboard)
+            if sim_keyboard_listening; then
+              echo "  Registered Receivers:"
+              echo "  * ReceiverList{5d1c0a2 4242 com.android.adbkeyboard/10187/u0 remote:8e3f1b9}"
+              echo "    app=4242:com.android.adbkeyboard/u0a187 pid=4242 uid=10187 user=0"
+              echo "    Filter #0: BroadcastFilter{1f0c2d3}"
+              for a in ADB_INPUT_TEXT ADB_INPUT_CHARS ADB_INPUT_CODE ADB_INPUT_MCODE ADB_EDITOR_CODE ADB_INPUT_B64; do
+                echo "      Action: \"$a\""
+              done
+            fi
+            ;;
+        esac
+        ;;
+      *) cat "$S/dumpsys_activity" ;;
+    esac
+    ;;
+  window | display | input | power) cat "$S/dumpsys_$1" ;;
   '') echo "Currently running services:"; for s in activity display input power window; do echo "  $s"; done ;;
   *) echo "Can't find service: $1" >&2 ;;
 esac

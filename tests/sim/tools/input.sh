@@ -128,6 +128,8 @@ case $cmd in
     float "$@"
     shift
     float "$@"
+    # When a tap lands, in ns: what measures the gap between the taps of a double tap.
+    if [ "$cmd" = tap ]; then date +%s%N >>"$S/tap_times"; fi
     ;;
   swipe | draganddrop)
     for _ in 1 2 3 4; do

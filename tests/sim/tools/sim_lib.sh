@@ -68,3 +68,12 @@ sim_fail() {
   printf '%s\n' "$@"
   exit 0
 }
+
+# ADB Keyboard's broadcast receiver exists only while it is the selected input method and its
+# keyboard view is up, i.e. a text field has focus (it registers in onCreateInputView:
+# https://github.com/senzhk/ADBKeyBoard/blob/3e1682533bef3b4cf686eab9d3337634ccbb4bb9/keyboardservice/src/main/java/com/android/adbkeyboard/AdbIME.java).
+# text_focus is written by the sim from its screen state.
+sim_keyboard_listening() {
+  [ "$(cat "$S/ime_selected" 2>/dev/null)" = com.android.adbkeyboard/.AdbIME ] &&
+    [ "$(cat "$S/text_focus" 2>/dev/null)" = 1 ]
+}

@@ -1,0 +1,264 @@
+// Typing any text through ADB Keyboard (com.android.adbkeyboard/.AdbIME): its device commands, the
+// parsing of their answers, and the flow that selects it, types, and always puts the user's back.
+//
+// Facts (ANDROID.md, "ADB Keyboard"; the keyboard's source at
+// https://github.com/senzhk/ADBKeyBoard/blob/3e1682533bef3b4cf686eab9d3337634ccbb4bb9/keyboardservice/src/main/java/com/android/adbkeyboard/AdbIME.java):
+// - its broadcast receiver is registered in onCreateInputView, so it exists only while AdbIME is
+//   the selected input method AND its keyboard view has been created (a text field has focus);
+// - `am broadcast` prints "Broadcast completed: result=0" and exits 0 whether or not anyone
+//   received it, so delivery cannot be read from it;
+// - `ime set` of an id the phone does not know exits 0 with
+//   "Unknown input method X cannot be selected for user #0" on stderr.
+
+import { type DeviceCommand, quoteForDeviceShell } from "./commands.ts";
+import type { Device } from "./device.ts";
+import { AdbError } from "./errors.ts";
+import { excerpt } from "../text.ts";
+
+export const ADB_KEYBOARD_ID = "com.android.adbkeyboard/.AdbIME";
+const ADB_KEYBOARD_PACKAGE = "com.android.adbkeyboard";
+export const ADB_KEYBOARD_RELEASES = "https://github.com/senzhk/ADBKeyBoard/releases";
+
+/** Separates the answers of the one read-only query; no input method id can contain it. */
+const SECTION = "--phone-eye--";
+/** Printed by the typing command: whether the keyboard's receiver showed up before the broadcast. */
+const READY = "phone-eye-keyboard: ready";
+const NOT_READY = "phone-eye-keyboard: not ready";
+const SWITCH_REFUSED = "phone-eye-keyboard: not selected";
+
+/**
+ * How long, at most, the typing command waits for the keyboard's receiver after selecting it:
+ * READY_POLLS checks 100 ms apart. Binding an input method and creating its view takes a few
+ * hundred milliseconds on a phone; a broadcast sent before that reaches nobody.
+ */
+export const READY_POLLS = 30;
+
+export interface ImeState {
+  /** ADB Keyboard is installed (`ime list -a -s`). */
+  installed: boolean;
+  /** ADB Keyboard is enabled (`ime list -s`). */
+  enabled: boolean;
+  /** The selected input method (`settings get secure default_input_method`); null when none. */
+  current: string | null;
+}
+
+/**
+ * One round trip for everything read-only: installed methods, enabled methods, the selected one.
+ * `ime list` prints all enabled input methods; -a lists every installed one, -s one id per line
+ * (the ime command's help text, InputMethodManagerService's shell command).
+ */
+export function imeStateCommand(): DeviceCommand {
+  return {
+    service: "shell",
+    shell:
+      `ime list -a -s; echo ${SECTION}; ime list -s; echo ${SECTION}; settings get secure default_input_method`,
+  };
+}
+
+/** An input method id as Android flattens it (ComponentName short form): package/class. */
+const IME_ID = /^[A-Za-z0-9_.]+\/[A-Za-z0-9_.$]+$/;
+
+/** Reads imeStateCommand's answer; null when it does not have the three sections. */
+export function parseImeState(text: string): ImeState | null {
+  const sections = text.split(new RegExp(`^${SECTION}\\r?$`, "m"));
+  if (sections.length !== 3) return null;
+  const ids = (section: string) => section.split(/\r?\n/).map((line) => line.trim());
+  const [all = "", enabled = "", current = ""] = sections;
+  const selected = current.trim();
+  return {
+    installed: ids(all).includes(ADB_KEYBOARD_ID),
+    enabled: ids(enabled).includes(ADB_KEYBOARD_ID),
+    current: IME_ID.test(selected) ? selected : null,
+  };
+}
+
+/**
+ * Selects ADB Keyboard (enabling it first when needed), waits until its receiver is registered,
+ * then sends the text as UTF-8 base64 (the keyboard's ADB_INPUT_B64 action). One round trip.
+ *
+ * Readiness is read from `dumpsys activity broadcasts com.android.adbkeyboard`, which lists the
+ * package's registered receivers with each filter's `Action: "…"` lines
+ * (ActivityManagerService.dumpBroadcastsLocked and IntentFilter.dump,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/b54e7a3d9f60ac605f404f9eb3c5e92ca51bbd23/core/java/android/content/IntentFilter.java;
+ * the quoted form never appears in the broadcast history, which prints `act=…`). Unverified on a
+ * device: if a build printed it otherwise, the wait runs out and the text is sent anyway, with
+ * the result saying delivery could not be confirmed.
+ *
+ * When `ime set` refuses (it exits 0, the refusal only on stderr), nothing is broadcast.
+ */
+export function typeWithKeyboardCommand(
+  text: string,
+  options: { enable: boolean; select: boolean },
+): DeviceCommand {
+  const id = quoteForDeviceShell(ADB_KEYBOARD_ID);
+  // base64's alphabet (A-Z a-z 0-9 + / =) has nothing the shell reads, but it is quoted anyway.
+  const message = quoteForDeviceShell(base64Utf8(text));
+  const ready =
+    `dumpsys activity broadcasts ${ADB_KEYBOARD_PACKAGE} | grep -q 'Action: "ADB_INPUT_B64"'`;
+  const wait = `i=0; until ${ready}; do i=$((i+1)); if [ $i -ge ${READY_POLLS} ]; then ` +
+    `echo '${NOT_READY}'; break; fi; sleep 0.1; done; [ $i -lt ${READY_POLLS} ] && echo '${READY}'`;
+  const type = `${wait}; am broadcast -a ADB_INPUT_B64 --es msg ${message}`;
+  const steps: string[] = [];
+  if (options.enable) steps.push(`ime enable ${id} 2>&1`);
+  if (!options.select) return { service: "shell", shell: [...steps, type].join("; ") };
+  steps.push(
+    `s=$(ime set ${id} 2>&1); echo "$s"`,
+    `case "$s" in *nknown*|*rror*|*xception*) echo '${SWITCH_REFUSED}' ;; *) ${type} ;; esac`,
+  );
+  return { service: "shell", shell: steps.join("; ") };
+}
+
+/** Puts the previous input method back, and disables ADB Keyboard again if phone-eye enabled it. */
+export function restoreImeCommand(previous: string | null, disable: boolean): DeviceCommand {
+  const steps: string[] = [];
+  if (previous !== null) steps.push(`ime set ${quoteForDeviceShell(previous)} 2>&1`);
+  if (disable) steps.push(`ime disable ${quoteForDeviceShell(ADB_KEYBOARD_ID)} 2>&1`);
+  return { service: "shell", shell: steps.join("; ") };
+}
+
+/** The line of an `ime` answer that says it refused, or null. */
+export function imeRefusal(output: string): string | null {
+  const line = output.split(/\r?\n/).find((l) =>
+    /Unknown input method|cannot be (selected|enabled)|^Error|Exception/.test(l.trim())
+  );
+  return line === undefined ? null : line.trim();
+}
+
+/** UTF-8 bytes of `text` as standard base64, the encoding ADB_INPUT_B64 decodes. */
+export function base64Utf8(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** The refusal when the phone has no ADB Keyboard: what cannot be typed and how to install it. */
+export function noKeyboardMessage(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  return `Cannot type ${JSON.stringify(char)} (U+${
+    code.toString(16).toUpperCase().padStart(4, "0")
+  }): adb's "input text" can only type printable ASCII, and this phone has no ADB Keyboard, the input method phone-eye types other text with. Install it once: download the APK from ${ADB_KEYBOARD_RELEASES} and run "adb install ADBKeyboard.apk" (nothing to enable: phone-eye selects it for each such call and puts the current keyboard back). Meanwhile type the ASCII parts with phone_type and the rest on the on-screen keyboard (phone_tap on its keys)`;
+}
+
+/**
+ * Types `text` through ADB Keyboard: reads the input-method state, selects the keyboard, types,
+ * and in every case (a refusal, a timeout, a dropped link) puts the previous input method back.
+ * Returns the result line for the agent, or `absent` when the phone has no ADB Keyboard (nothing
+ * was changed then); throws AdbError for device failures.
+ */
+export async function typeWithAdbKeyboard(
+  device: Device,
+  text: string,
+): Promise<{ typed: string } | { absent: true }> {
+  const action = "type text";
+  const stateOut = await device.run(imeStateCommand(), { action });
+  const state = parseImeState(stateOut.text);
+  if (state === null) {
+    throw new AdbError(
+      "COMMAND_FAILED",
+      `Cannot ${action}: could not read the phone's input methods ("ime list", "settings get"): ${
+        excerpt(stateOut.text)
+      }`,
+    );
+  }
+  if (!state.installed) return { absent: true };
+
+  const select = state.current !== ADB_KEYBOARD_ID;
+  const enable = !state.enabled;
+  const count = [...text].length;
+  const chars = `${count} character${count === 1 ? "" : "s"}`;
+  let outcome: { error?: unknown; line?: string } = {};
+  try {
+    const out = await device.run(typeWithKeyboardCommand(text, { enable, select }), { action });
+    outcome = { line: readTypingAnswer(out.text, chars, action) };
+  } catch (error) {
+    outcome = { error };
+  }
+  // finally, by hand: the restore's own failure must be reported beside the first one, not lost.
+  const restored = select || enable ? await restore(device, state, select, enable) : null;
+  if (outcome.error !== undefined) {
+    if (restored === null || restored.ok) throw outcome.error;
+    const first = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+    throw new AdbError("COMMAND_FAILED", `${first}. Also: ${restored.message}`, {
+      cause: outcome.error,
+    });
+  }
+  const line = outcome.line ?? `Typed ${chars} through ADB Keyboard.`;
+  if (restored === null) return { typed: line };
+  if (!restored.ok) throw new AdbError("COMMAND_FAILED", `${line} But ${restored.message}`);
+  return { typed: `${line} ${restored.message}` };
+}
+
+/** Reads the typing command's answer: refused switch → error; not-ready → a caveat. */
+function readTypingAnswer(text: string, chars: string, action: string): string {
+  if (text.includes(SWITCH_REFUSED)) {
+    throw new AdbError(
+      "COMMAND_FAILED",
+      `Cannot ${action}: the phone refused to select ADB Keyboard (${
+        imeRefusal(text) ?? excerpt(text)
+      }), so nothing was typed. Check it is still installed ("adb shell ime list -a -s" lists ${ADB_KEYBOARD_ID}), then call phone_type again`,
+    );
+  }
+  const refused = imeRefusal(text);
+  if (refused !== null) {
+    throw new AdbError(
+      "COMMAND_FAILED",
+      `Cannot ${action}: the phone refused ADB Keyboard (${refused}), so nothing was typed`,
+    );
+  }
+  if (!/Broadcast completed/.test(text)) {
+    throw new AdbError(
+      "COMMAND_FAILED",
+      `Cannot ${action}: "am broadcast" did not complete: ${excerpt(text)}`,
+    );
+  }
+  if (text.includes(NOT_READY)) {
+    return `Sent ${chars} to ADB Keyboard, but it had not started listening after ${
+      READY_POLLS / 10
+    } s, so they may not have arrived: it listens only while its keyboard is up, i.e. while a text field has focus. Look at the field; if the text is missing, tap the field and call phone_type again.`;
+  }
+  return `Typed ${chars} through ADB Keyboard.`;
+}
+
+/** Puts the previous input method back; never throws, says what happened. */
+async function restore(
+  device: Device,
+  state: ImeState,
+  selected: boolean,
+  enabled: boolean,
+): Promise<{ ok: boolean; message: string }> {
+  const previous = selected ? state.current : null;
+  const manual = previous === null ? "" : `; run "adb shell ime set ${previous}"`;
+  if (previous === null && !enabled) {
+    return {
+      ok: true,
+      message: "The phone had no input method selected before, so ADB Keyboard stays selected.",
+    };
+  }
+  try {
+    const out = await device.run(restoreImeCommand(previous, enabled), {
+      action: "put the previous keyboard back",
+    });
+    const refused = imeRefusal(out.text);
+    if (refused !== null) {
+      return {
+        ok: false,
+        message: `the phone refused to put the previous input method back (${refused})${manual}`,
+      };
+    }
+    return {
+      ok: true,
+      message: previous === null
+        ? "ADB Keyboard is disabled again."
+        : `The previous keyboard (${previous}) is selected again.`,
+    };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      message: `could not put the previous input method back (${why})${manual}`,
+    };
+  }
+}
