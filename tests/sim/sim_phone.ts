@@ -399,6 +399,11 @@ class Sim implements SimPhone, TransportHost {
         conn.close();
         return;
       }
+      // adbd turns Nagle off on every transport it accepts (server_socket_thread,
+      // https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L270).
+      // With it on, each small WRTE after the first waits for the host's delayed ACK: ~40 ms on
+      // every command, which no phone shows.
+      (conn as Deno.TcpConn).setNoDelay(true);
       const t = new Transport(conn, this);
       this.#transports.add(t);
       this.track(t.run().finally(() => this.#transports.delete(t)));
