@@ -18,6 +18,7 @@ import { formatChecks, runDoctor } from "./lib/doctor.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
 import { BUILD } from "./lib/build_info.ts";
 import { createServer } from "./lib/server.ts";
+import { StdioWire } from "./lib/stdio_wire.ts";
 import { createVision } from "./lib/vision/vision.ts";
 
 const encoder = new TextEncoder();
@@ -85,6 +86,8 @@ function serve(config: Config): void {
     logError: (m: string) => writeErr(`phone-eye: ${m}`),
   };
   serveStdio(() => createServer(deps), {
+    // Answers every line that is not a JSON-RPC message, and survives one that is too long.
+    transport: new StdioWire(Deno.stdin.readable, Deno.stdout.writable),
     onerror: (error) => writeErr(`phone-eye: transport error: ${error.message}`),
   });
 }

@@ -1,0 +1,255 @@
+// The MCP stdio wire: one JSON-RPC message per line on stdin and stdout, each line bounded, and
+// every line that is not a message answered with a JSON-RPC error instead of being dropped.
+//
+// Why not the SDK's StdioServerTransport (@modelcontextprotocol/server 2.4.0, dist/stdio.mjs): it
+// skips a line that is not JSON without a word (ReadBuffer.readMessage `continue`s on SyntaxError),
+// reports one that is not a JSON-RPC message only to its own error hook, and closes the whole
+// connection when a line outgrows its 10 MiB buffer. A client that sent a broken request then
+// waits for an answer that never comes, and one long line takes the agent's hands away for good.
+// JSON-RPC 2.0 (https://www.jsonrpc.org/specification, "5.1 Error object") answers both: -32700
+// for text that is not JSON, -32600 for JSON that is not a valid request, with a null id when the
+// request's id cannot be read.
+
+import {
+  INVALID_REQUEST,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  PARSE_ERROR,
+  parseJSONRPCMessage,
+  serializeMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type Transport,
+} from "@modelcontextprotocol/server";
+
+/** The longest line read, in bytes: the SDK's own stdio cap, far above any real request. */
+export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+
+/** One piece of input: a whole line (without its "\n"), or a line cut off at the cap. */
+export type Framed = { kind: "line"; bytes: Uint8Array } | { kind: "overflow"; maxBytes: number };
+
+const NEWLINE = 0x0a;
+
+/**
+ * Splits a byte stream into lines, keeping at most `maxBytes` of a line in memory. A longer line
+ * is reported once as an overflow when it passes the cap, and the rest of it, up to its newline,
+ * is skipped without being kept.
+ */
+export class LineFramer {
+  readonly #max: number;
+  #parts: Uint8Array[] = [];
+  #length = 0;
+  #skipping = false;
+
+  constructor(maxBytes: number = MAX_LINE_BYTES) {
+    this.#max = maxBytes;
+  }
+
+  push(chunk: Uint8Array): Framed[] {
+    const out: Framed[] = [];
+    let start = 0;
+    while (start <= chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline < 0 ? chunk.length : newline;
+      if (!this.#skipping) {
+        if (this.#length + (end - start) > this.#max) {
+          this.#parts = [];
+          this.#length = 0;
+          this.#skipping = true;
+          out.push({ kind: "overflow", maxBytes: this.#max });
+        } else if (end > start) {
+          this.#parts.push(chunk.slice(start, end));
+          this.#length += end - start;
+        }
+      }
+      if (newline < 0) break;
+      if (!this.#skipping) out.push({ kind: "line", bytes: this.#take() });
+      this.#skipping = false;
+      start = newline + 1;
+    }
+    return out;
+  }
+
+  /** The last line when the stream ends without a newline. */
+  end(): Framed[] {
+    const skipped = this.#skipping;
+    this.#skipping = false;
+    if (skipped || this.#length === 0) return [];
+    return [{ kind: "line", bytes: this.#take() }];
+  }
+
+  #take(): Uint8Array {
+    const parts = this.#parts;
+    this.#parts = [];
+    this.#length = 0;
+    if (parts.length === 1) return parts[0]!;
+    const line = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      line.set(p, at);
+      at += p.length;
+    }
+    return line;
+  }
+}
+
+/** What to do with one line: deliver a message, answer with an error, or pass over it. */
+export type LineVerdict =
+  | { kind: "message"; message: JSONRPCMessage }
+  | { kind: "answer"; error: JSONRPCErrorResponse }
+  | { kind: "blank" };
+
+type Id = string | number;
+
+function answer(id: Id | null, code: number, message: string): LineVerdict {
+  // The SDK's type has no null id, but JSON-RPC 2.0 requires one when the id cannot be read.
+  return { kind: "answer", error: { jsonrpc: "2.0", id: id as Id, error: { code, message } } };
+}
+
+function isId(value: unknown): value is Id {
+  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
+}
+
+/** Why a JSON object is not a JSON-RPC message MCP accepts: the first problem, in words. */
+function whyInvalid(message: Record<string, unknown>): string {
+  if (message.jsonrpc !== "2.0") return 'the "jsonrpc" member must be exactly "2.0"';
+  if ("method" in message) {
+    if (typeof message.method !== "string") return 'the "method" member must be a string';
+    if ("id" in message && !isId(message.id)) {
+      return 'the "id" member must be a string or an integer (omit it for a notification)';
+    }
+    const params = message.params;
+    if (
+      params !== undefined &&
+      (params === null || typeof params !== "object" || Array.isArray(params))
+    ) {
+      return 'the "params" member must be an object';
+    }
+    return "the request does not have the shape JSON-RPC 2.0 gives one";
+  }
+  if ("result" in message || "error" in message) {
+    return 'a response needs a string or integer "id" and either "result" or an "error" object';
+  }
+  return 'the object has no "method" (a request or notification) and no "result" or "error" (a response)';
+}
+
+/**
+ * Reads one line as JSON-RPC. A line that is not a message gets the error JSON-RPC 2.0 names;
+ * the id is echoed only for a request whose id is readable, so a broken response can never be
+ * mistaken by the client for the answer to one of its own requests.
+ */
+export function judgeLine(line: string): LineVerdict {
+  if (line.trim() === "") return { kind: "blank" };
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return answer(
+      null,
+      PARSE_ERROR,
+      "Parse error: the line is not valid JSON; send one JSON-RPC message per line",
+    );
+  }
+  if (Array.isArray(value)) {
+    return answer(
+      null,
+      INVALID_REQUEST,
+      "Invalid Request: batches (JSON arrays) are not supported; MCP sends one JSON-RPC message per line",
+    );
+  }
+  if (value === null || typeof value !== "object") {
+    return answer(null, INVALID_REQUEST, "Invalid Request: a JSON-RPC message is a JSON object");
+  }
+  try {
+    return { kind: "message", message: parseJSONRPCMessage(value) };
+  } catch {
+    const object = value as Record<string, unknown>;
+    const id = "method" in object && isId(object.id) ? object.id : null;
+    return answer(id, INVALID_REQUEST, `Invalid Request: ${whyInvalid(object)}`);
+  }
+}
+
+/**
+ * The server's side of the stdio wire over any byte streams (main.ts passes Deno's stdin and
+ * stdout). Closes when the input ends, as the MCP stdio transport says a server should.
+ */
+export class StdioWire implements Transport {
+  onclose?: Transport["onclose"];
+  onerror?: Transport["onerror"];
+  onmessage?: Transport["onmessage"];
+
+  readonly #input: ReadableStream<Uint8Array>;
+  readonly #output: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #maxLineBytes: number;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #closed = false;
+
+  constructor(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+    maxLineBytes: number = MAX_LINE_BYTES,
+  ) {
+    this.#input = input;
+    this.#output = output.getWriter();
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  start(): Promise<void> {
+    if (this.#reader !== undefined) return Promise.reject(new Error("StdioWire already started"));
+    this.#reader = this.#input.getReader();
+    void this.#read(this.#reader);
+    return Promise.resolve();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new Error("the stdio wire is closed");
+    try {
+      await this.#output.write(new TextEncoder().encode(serializeMessage(message)));
+    } catch (error) {
+      // The client stopped reading (its end of the pipe is gone): nothing more can be said.
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      void this.close();
+      throw error;
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    // Ends the pending read, so the process is free to exit once its calls are done.
+    void this.#reader?.cancel().catch(() => {});
+    this.onclose?.();
+    return Promise.resolve();
+  }
+
+  async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const framer = new LineFramer(this.#maxLineBytes);
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done || this.#closed) break;
+        for (const piece of framer.push(value)) this.#handle(piece, decoder);
+        // Answers to broken lines are not awaited one by one; a client that floods them without
+        // reading stdout is held here, so the unsent answers cannot pile up in memory.
+        await this.#output.ready;
+      }
+      for (const piece of framer.end()) this.#handle(piece, decoder);
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      void this.close();
+    }
+  }
+
+  #handle(piece: Framed, decoder: TextDecoder): void {
+    const verdict = piece.kind === "overflow"
+      ? answer(
+        null,
+        INVALID_REQUEST,
+        `Invalid Request: a line longer than ${piece.maxBytes} bytes was discarded; no MCP request needs one that long`,
+      )
+      : judgeLine(decoder.decode(piece.bytes));
+    if (verdict.kind === "message") this.onmessage?.(verdict.message);
+    else if (verdict.kind === "answer") this.send(verdict.error).catch(() => {});
+  }
+}

@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { judgeLine, LineFramer, StdioWire } from "../lib/stdio_wire.ts";
+import { waitFor } from "./helpers/wait_for.ts";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function frames(framer: LineFramer, ...chunks: string[]): string[] {
+  return chunks.flatMap((c) => framer.push(enc.encode(c))).map((f) =>
+    f.kind === "line" ? dec.decode(f.bytes) : `<overflow ${f.maxBytes}>`
+  );
+}
+
+Deno.test({
+  name: "the framer splits lines across chunks and keeps no more than the cap of one line",
+  permissions: "none",
+  fn() {
+    const framer = new LineFramer(8);
+    assert.deepEqual(frames(framer, "ab", "c\nde", "\n\nxyz"), ["abc", "de", ""]);
+    assert.deepEqual(framer.end().map((f) => f.kind === "line" && dec.decode(f.bytes)), ["xyz"]);
+    // Exactly the cap passes; one byte more is reported once, and the rest of that line skipped.
+    assert.deepEqual(frames(framer, "12345678\n"), ["12345678"]);
+    assert.deepEqual(frames(framer, "12345", "6789", "abcdef", "ghi\nok\n"), [
+      "<overflow 8>",
+      "ok",
+    ]);
+    assert.deepEqual(frames(framer, "x".repeat(20)), ["<overflow 8>"]);
+    assert.deepEqual(framer.end(), [], "an overflowing last line yields nothing more");
+  },
+});
+
+Deno.test({
+  name: "a line is a message, a blank, or the JSON-RPC error that names what is wrong",
+  permissions: "none",
+  fn() {
+    const cases: Array<[string, "message" | "blank" | [number, string | number | null, RegExp]]> = [
+      ['{"jsonrpc":"2.0","id":1,"method":"ping"}', "message"],
+      ['{"jsonrpc":"2.0","method":"notifications/anything"}', "message"],
+      ['{"jsonrpc":"2.0","id":"a","result":{}}', "message"],
+      ["   \r", "blank"],
+      ['{"jsonrpc":"2.0","id":1,"meth', [-32700, null, /not valid JSON/]],
+      ["\x00\x01garbage", [-32700, null, /not valid JSON/]],
+      ['[{"jsonrpc":"2.0","id":1,"method":"ping"}]', [-32600, null, /batches/]],
+      ["42", [-32600, null, /is a JSON object/]],
+      ['{"jsonrpc":"1.0","id":7,"method":"ping"}', [-32600, 7, /"jsonrpc" member must be/]],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', [-32600, null, /"id" member must be/]],
+      ['{"jsonrpc":"2.0","id":null,"method":"ping"}', [-32600, null, /"id" member must be/]],
+      ['{"jsonrpc":"2.0","id":"q","method":5}', [-32600, "q", /"method" member must be/]],
+      ['{"jsonrpc":"2.0","id":3,"method":"ping","params":[]}', [-32600, 3, /"params"/]],
+      ['{"jsonrpc":"2.0","result":{}}', [-32600, null, /a response needs/]],
+      ['{"foo":1,"jsonrpc":"2.0"}', [-32600, null, /no "method"/]],
+    ];
+    for (const [line, want] of cases) {
+      const verdict = judgeLine(line);
+      if (typeof want === "string") {
+        assert.equal(verdict.kind, want, line);
+        continue;
+      }
+      assert.equal(verdict.kind, "answer", line);
+      if (verdict.kind !== "answer") continue;
+      const [code, id, words] = want;
+      assert.equal(verdict.error.error.code, code, line);
+      assert.equal(verdict.error.id, id, line);
+      assert.match(verdict.error.error.message, words, line);
+    }
+  },
+});
+
+Deno.test({
+  name: "the wire delivers messages, answers broken lines in order, and closes when input ends",
+  permissions: "none",
+  async fn() {
+    const input = new TransformStream<Uint8Array, Uint8Array>();
+    const output = new TransformStream<Uint8Array, Uint8Array>();
+    const wire = new StdioWire(input.readable, output.writable, 64);
+    const delivered: JSONRPCMessage[] = [];
+    let closed = false;
+    wire.onmessage = (m) => delivered.push(m);
+    wire.onclose = () => closed = true;
+    await wire.start();
+
+    const reader = output.readable.pipeThrough(new TextDecoderStream()).getReader();
+    const written = (async () => {
+      let text = "";
+      while (text.split("\n").length < 3) text += (await reader.read()).value ?? "";
+      await reader.cancel();
+      return text;
+    })();
+    const writer = input.writable.getWriter();
+    await writer.write(enc.encode(`{"jsonrpc":"2.0","id":1,"method":"ping"}\nnope\n`));
+    await writer.write(enc.encode(`${"x".repeat(100)}\n{"jsonrpc":"2.0","method":"n"}`));
+    await writer.close();
+    await waitFor(() => closed, "the wire to close when its input ends");
+
+    assert.deepEqual(delivered, [
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", method: "n" },
+    ]);
+    const lines = (await written).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => [l.id, l.error?.code]), [[null, -32700], [null, -32600]]);
+    assert.match(lines[1].error.message, /longer than 64 bytes was discarded/);
+    await assert.rejects(wire.send({ jsonrpc: "2.0", id: 2, result: {} }), /closed/);
+  },
+});
