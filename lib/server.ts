@@ -9,7 +9,13 @@ import {
 } from "@modelcontextprotocol/server";
 import { VERSION } from "./config.ts";
 import { TOOLS } from "./tools/index.ts";
-import { agentMessage, errorResult, type ToolCall, type ToolDeps } from "./tools/tool.ts";
+import {
+  agentMessage,
+  errorResult,
+  type ToolCall,
+  type ToolDeps,
+  ToolInputError,
+} from "./tools/tool.ts";
 
 export const INSTRUCTIONS =
   `phone-eye drives one real Android phone. Work in a loop: look → act → look.
@@ -50,6 +56,30 @@ function toolCall(ctx: ServerContext): ToolCall {
   };
 }
 
+/**
+ * Refuses a string argument holding a lone UTF-16 surrogate (half of a pair, with no other half).
+ * JSON can carry one ("\ud800"), but it is not a character: UTF-8 cannot encode it, so what would
+ * reach adb or the vision model is U+FFFD, not what the agent sent.
+ */
+function refuseLoneSurrogates(args: unknown): void {
+  if (args === null || typeof args !== "object") return;
+  for (const [field, value] of Object.entries(args)) {
+    if (typeof value !== "string" || value.isWellFormed()) continue;
+    let at = 0;
+    for (const char of value) {
+      const code = char.codePointAt(0) ?? 0;
+      if (code >= 0xd800 && code <= 0xdfff) {
+        throw new ToolInputError(
+          `Refused ${field}: it holds a lone UTF-16 surrogate (U+${
+            code.toString(16).toUpperCase()
+          } at character ${at}), half of a pair that is not a character and cannot be sent intact; send well-formed Unicode text`,
+        );
+      }
+      at++;
+    }
+  }
+}
+
 export function createServer(deps: ServerDeps): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
@@ -61,11 +91,14 @@ export function createServer(deps: ServerDeps): McpServer {
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.inputSchema,
+        // Strict: an argument the tool does not know is refused, not dropped. A misspelt
+        // "duration" for "duration_ms" would otherwise run a 300 ms swipe the agent did not ask for.
+        inputSchema: tool.inputSchema.strict(),
         annotations: { title: tool.title, ...tool.annotations },
       },
       async (args: unknown, ctx: ServerContext) => {
         try {
+          refuseLoneSurrogates(args);
           return await tool.handler(deps, args as never, toolCall(ctx));
         } catch (error) {
           return failureResult(tool.name, error, deps);

@@ -105,6 +105,16 @@ Deno.test({
         ["phone_key", { key: "9999" }, /Unknown keycode 9999/],
         ["phone_intent", {}, /at least one of action, data, component or package/],
         ["phone_intent", { package: "com.x;reboot" }, /Refused package: it contains ";"/],
+        [
+          "phone_swipe",
+          { x1: 0, y1: 0, x2: 0, y2: 9, duration: 900 },
+          /Unrecognized key: "duration"/,
+        ],
+        [
+          "phone_intent",
+          { data: "https://x.test/\ud800" },
+          /Refused data: .*lone UTF-16 surrogate/,
+        ],
       ];
       for (const [name, args, message] of cases) {
         const result = await mcp.client.callTool({ name, arguments: args });
