@@ -5,14 +5,19 @@ import {
   END,
   normalizeTable,
   readmeConfigTable,
+  readmeReliabilityTable,
   readmeTable,
+  RELIABILITY_END,
+  RELIABILITY_START,
   renderConfigTable,
+  renderReliabilityTable,
   renderToolTable,
   START,
   updateReadme,
 } from "../scripts/readme_tools.ts";
 import { ENV_TABLE } from "../lib/env_vars.ts";
 import { TOOLS } from "../lib/tools/index.ts";
+import { RELIABILITY_CASES } from "./reliability_cases.ts";
 
 Deno.test("the README's tool table matches the tool list (run `deno task readme` if not)", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
@@ -67,10 +72,37 @@ Deno.test({
   name: "a stale configuration table is caught and rewritten in place",
   permissions: "none",
   fn() {
-    const fresh = `# x\n\n${renderToolTable()}\n\n${renderConfigTable()}\n\nafter\n`;
+    const fresh =
+      `# x\n\n${renderToolTable()}\n\n${renderConfigTable()}\n\n${renderReliabilityTable()}\n\nafter\n`;
     const stale = fresh.replace("limit for each adb call", "limit for each call");
     assert.notEqual(readmeConfigTable(stale), normalizeTable(renderConfigTable()));
     assert.equal(updateReadme(stale), fresh);
     assert.throws(() => updateReadme("# no markers"), /lacks the tool table markers/);
+  },
+});
+
+Deno.test("the README's reliability table matches the cases the reliability test runs (run `deno task readme` if not)", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  assert.equal(
+    readmeReliabilityTable(readme),
+    normalizeTable(renderReliabilityTable()),
+    "README.md's reliability table is stale: run `deno task readme`",
+  );
+});
+
+Deno.test({
+  name: "the reliability table has one row per case, in three columns, with unique ids",
+  permissions: "none",
+  fn() {
+    const table = renderReliabilityTable();
+    assert.ok(table.startsWith(RELIABILITY_START) && table.endsWith(RELIABILITY_END));
+    const rows = table.split("\n").slice(3, -1);
+    assert.equal(rows.length, RELIABILITY_CASES.length);
+    for (const row of rows) assert.equal(row.split(/(?<!\\)\|/).length, 5, row);
+    assert.equal(new Set(RELIABILITY_CASES.map((c) => c.id)).size, RELIABILITY_CASES.length);
+    const fresh = `${renderToolTable()}\n${renderConfigTable()}\n${table}\n`;
+    const stale = fresh.replace("Several phones attached", "Two phones");
+    assert.notEqual(readmeReliabilityTable(stale), normalizeTable(table));
+    assert.equal(readmeReliabilityTable(updateReadme(stale)), normalizeTable(table));
   },
 });

@@ -1,0 +1,184 @@
+// Runs every case of the README's reliability table (tests/reliability_cases.ts) against the real
+// thing each needs: main.ts over the real adb and simulated phones, a local vision server, raw
+// stdio lines; the fake adb only where the simulated phone cannot act the part.
+
+import assert from "node:assert/strict";
+import { createDevice } from "../lib/adb/device.ts";
+import { type OpenAiServer, startOpenAiServer } from "./fixtures/openai_server.ts";
+import { exited, fakeAdb } from "./helpers/fake_adb.ts";
+import { connectInProcess, textOf } from "./helpers/in_process.ts";
+import { type PhoneEyeProcess, startPhoneEye } from "./helpers/phone_eye.ts";
+import { type RawPhoneEye, startRawPhoneEye } from "./helpers/raw_stdio.ts";
+import { closing, startRig } from "./helpers/rig.ts";
+import type { SimPhone } from "./sim/sim_phone.ts";
+import {
+  type Profile,
+  RELIABILITY_CASES,
+  type ReliabilityCase,
+  type World,
+} from "./reliability_cases.ts";
+
+/** A key no generic pattern (sk-…) matches: only the exact-key scrub can hide it. */
+const KEY = "reliability-table-key-7f3a9c41";
+
+function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** One section of phone_look's text ("[vision]", "[ui-tree]", …), without its header. */
+function section(text: string, name: string): string {
+  const parts = text.split(/^\[([a-z-]+)\]\n/m);
+  const at = parts.indexOf(name, 1);
+  assert.ok(at > 0 && at % 2 === 1, `no [${name}] section in: ${text.slice(0, 500)}`);
+  return parts[at + 1]!.trim();
+}
+
+/** What the agent saw: the verdict and the words (a JSON-RPC error counts as an error). */
+interface Seen {
+  isError: boolean;
+  text: string;
+  code?: number;
+}
+
+Deno.test("every row of the README's reliability table holds: each fault is reproduced and answered as the row says", async (t) => {
+  await using rig = await startRig({ phones: [{}, {}], phoneEye: false, serial: null });
+  const [sim, sim2] = rig.sims as [SimPhone, SimPhone];
+  await using vision = closing(startOpenAiServer({ apiKey: KEY }));
+  const world: World = { sim, sim2, vision, key: KEY };
+
+  const base = rig.adb.env;
+  const wifi = {
+    ...base,
+    ANDROID_SERIAL: sim.serial,
+    PHONE_EYE_VISION_BASE_URL: vision.url,
+    PHONE_EYE_VISION_API_KEY: KEY,
+  };
+  const envs: Record<Exclude<Profile, "raw" | "fake-adb">, Record<string, string>> = {
+    "wifi": wifi,
+    "short-timeouts": {
+      ...wifi,
+      PHONE_EYE_ADB_TIMEOUT_MS: "1500",
+      PHONE_EYE_VISION_TIMEOUT_MS: "1000",
+    },
+    "tree-only": { ...base, ANDROID_SERIAL: sim.serial },
+    "vision-down": { ...wifi, PHONE_EYE_VISION_BASE_URL: `http://127.0.0.1:${closedPort()}/v1` },
+    "no-serial": base,
+    "no-phone": { ...base, ANDROID_SERIAL: `127.0.0.1:${closedPort()}` },
+    "no-adb": { ...base, PATH: "/nonexistent" },
+  };
+  const eyes = new Map<string, PhoneEyeProcess>();
+  let raw: RawPhoneEye | undefined;
+  await using _cleanup = {
+    async [Symbol.asyncDispose]() {
+      for (const eye of eyes.values()) await eye.close();
+      await raw?.close();
+    },
+  };
+  const eye = async (profile: keyof typeof envs) => {
+    let running = eyes.get(profile);
+    if (running === undefined) {
+      running = await startPhoneEye({ env: envs[profile] });
+      eyes.set(profile, running);
+    }
+    return running;
+  };
+
+  const reset = (server: OpenAiServer) => {
+    for (const phone of [sim, sim2]) phone.faults.clear();
+    server.set({
+      apiKey: KEY,
+      status: undefined,
+      headers: undefined,
+      delayMs: undefined,
+      echoAuthHeader: undefined,
+    });
+  };
+
+  async function callTool(c: ReliabilityCase, call: { tool: string; args?: unknown }) {
+    const args = typeof call.args === "function" ? call.args(world) : call.args ?? {};
+    if (c.profile === "fake-adb") {
+      const adb = fakeAdb((c.adb ?? []).map((a) => [a.match, exited(a.code, "", a.stderr)]));
+      const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
+      const mcp = await connectInProcess({ device });
+      try {
+        return await mcp.client.callTool({ name: call.tool, arguments: args });
+      } finally {
+        await mcp.close();
+      }
+    }
+    const client = (await eye(c.profile as keyof typeof envs)).client;
+    return await client.callTool({ name: call.tool, arguments: args });
+  }
+
+  async function run(c: ReliabilityCase): Promise<Seen> {
+    if ("line" in c.call) {
+      if (raw === undefined) {
+        raw = await startRawPhoneEye({ env: envs.wifi });
+        await raw.initialize();
+      }
+      await raw.write(`${c.call.line()}\n`);
+      const answer = await raw.until((m) => m.error !== undefined && m.id === null);
+      // It keeps serving: the next request is answered.
+      await raw.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: `after-${c.id}`, method: "ping" })}\n`,
+      );
+      assert.deepEqual((await raw.until((m) => m.id === `after-${c.id}`)).result, {});
+      return { isError: true, text: answer.error!.message, code: answer.error!.code };
+    }
+    try {
+      const result = await callTool(c, c.call);
+      return { isError: result.isError === true, text: textOf(result) };
+    } catch (error) {
+      const e = error as { code?: number; message?: string };
+      assert.equal(typeof e.code, "number", `${c.id}: ${String(error)}`);
+      return { isError: true, text: e.message ?? "", code: e.code! };
+    }
+  }
+
+  const phones = [sim, sim2];
+  const ranCount = (tool: string) => phones.reduce((n, p) => n + p.toolCalls(tool).length, 0);
+  const receivedCount = (command: RegExp) =>
+    phones.reduce((n, p) => n + p.commands().filter((c) => command.test(c)).length, 0);
+
+  for (const c of RELIABILITY_CASES) {
+    await t.step(`${c.id}: ${c.fault}`, async () => {
+      const { expect } = c;
+      const ranBefore = expect.ran ? ranCount(expect.ran.tool) : 0;
+      const receivedBefore = expect.received ? receivedCount(expect.received.command) : 0;
+      await c.arrange?.(world);
+      let seen: Seen;
+      try {
+        seen = await run(c);
+      } finally {
+        reset(vision);
+      }
+      const label = `${c.id}: ${seen.text.slice(0, 600)}`;
+      assert.equal(seen.isError, expect.isError, label);
+      const text = expect.section ? section(seen.text, expect.section) : seen.text;
+      assert.match(text, expect.says, label);
+      if (expect.code !== undefined) assert.equal(seen.code, expect.code, label);
+      if (expect.never) assert.ok(!seen.text.includes(expect.never(world)), `${c.id} leaked`);
+      if (expect.ran) {
+        assert.equal(ranCount(expect.ran.tool) - ranBefore, expect.ran.times, `${c.id}: ran`);
+      }
+      if (expect.received) {
+        assert.equal(
+          receivedCount(expect.received.command) - receivedBefore,
+          expect.received.times,
+          `${c.id}: received`,
+        );
+      }
+      assert.doesNotMatch(seen.text, /\n\s+at |unexpected/i, `${c.id}: ${seen.text}`);
+    });
+  }
+
+  await t.step("no injection ran on either phone, and the key is in no stderr", async () => {
+    for (const phone of phones) {
+      assert.equal(await Deno.lstat(phone.marker).then(() => true, () => false), false);
+    }
+    for (const running of eyes.values()) assert.ok(!running.stderr().includes(KEY));
+  });
+});
