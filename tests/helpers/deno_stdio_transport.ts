@@ -98,6 +98,11 @@ export class DenoStdioClientTransport implements Transport {
     return this.#child.status;
   }
 
+  /** The child's process id; undefined before start(). */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
   /** Everything the child wrote to stderr so far (up to maxStderrChars). */
   stderrText(): string {
     return this.#stderr;

@@ -28,6 +28,8 @@ export async function testPermissionFlags(shotsDir?: string): Promise<string[]> 
 
 export interface PhoneEyeProcess extends AsyncDisposable {
   client: Client;
+  /** The deno process running main.ts (for /proc/<pid>/status). */
+  pid: number;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
   /** Closes the client, ends the server's stdin and waits for it to exit. Safe to call twice. */
@@ -90,6 +92,7 @@ export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeP
     })();
   return {
     client,
+    pid: transport.pid!,
     stderr: () => transport.stderrText(),
     close,
     [Symbol.asyncDispose]: close,

@@ -144,6 +144,8 @@ export interface SimPhone {
   setScreen(patch: Partial<ScreenState>): Promise<void>;
   /** Live adb transports (TCP connections that finished the CNXN handshake). */
   transports(): number;
+  /** TCP connections accepted so far: each `adb connect`, and each reconnect, is one. */
+  connections(): number;
   readonly faults: SimFaults;
   /** Stops the listener, drops connections, kills running commands, removes the temp dir. */
   close(): Promise<void>;
@@ -177,6 +179,7 @@ class Sim implements SimPhone, TransportHost {
   #nextCmdId = 1;
   #listener: Deno.Listener | null;
   readonly #transports = new Set<Transport>();
+  #accepted = 0;
   readonly #children = new Set<Deno.ChildProcess>();
   /** Cancels our reads of running commands' pipes, which a left-behind grandchild may hold. */
   readonly #readCancels = new Set<() => void>();
@@ -325,6 +328,10 @@ class Sim implements SimPhone, TransportHost {
     return [...this.#transports].filter((t) => t.online).length;
   }
 
+  connections(): number {
+    return this.#accepted;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -404,6 +411,7 @@ class Sim implements SimPhone, TransportHost {
       // With it on, each small WRTE after the first waits for the host's delayed ACK: ~40 ms on
       // every command, which no phone shows.
       (conn as Deno.TcpConn).setNoDelay(true);
+      this.#accepted++;
       const t = new Transport(conn, this);
       this.#transports.add(t);
       this.track(t.run().finally(() => this.#transports.delete(t)));
