@@ -14,6 +14,8 @@ import type { OpenAiServer } from "./fixtures/openai_server.ts";
  *   server.
  * - short-timeouts: like wifi, with an adb timeout of 1500 ms and a vision timeout of 1000 ms.
  * - tree-only: like wifi, without vision (phone_look reads the UI tree alone).
+ * - hostile-adb: like short-timeouts, but the adb on PATH is a wrapper script: it passes every
+ *   command to the real adb, except `exec-out` while World.adbMisbehaves has armed it.
  * - no-serial: main.ts with ANDROID_SERIAL unset while two simulated phones are attached.
  * - no-phone: main.ts with ANDROID_SERIAL at a port where nothing listens.
  * - no-adb: main.ts with a PATH that holds no adb.
@@ -26,6 +28,7 @@ export type Profile =
   | "wifi"
   | "short-timeouts"
   | "tree-only"
+  | "hostile-adb"
   | "no-serial"
   | "no-phone"
   | "no-adb"
@@ -43,6 +46,14 @@ export interface World {
   vision: OpenAiServer;
   /** The API key phone-eye sends it. */
   key: string;
+  /**
+   * Arms the hostile-adb wrapper for the next `exec-out` commands: "flood" writes 64 MiB and one
+   * byte, then hangs; "fork" forks a sleep that keeps stdout and stderr open, then hangs; "png"
+   * sends a PNG whose tEXt chunk comes before an IHDR declaring 10000×10000. null disarms it.
+   */
+  adbMisbehaves(mode: "flood" | "fork" | "png" | null): Promise<void>;
+  /** Whether the sleep the "fork" mode started is still running (it holds adb's pipes). */
+  forkedChildRunning(): Promise<boolean>;
 }
 
 export interface ReliabilityCase {
@@ -61,7 +72,7 @@ export interface ReliabilityCase {
     | { tool: string; args?: Record<string, unknown> | ((world: World) => Record<string, unknown>) }
     | { line: () => string };
   /** For profile fake-adb: adb's answers, by a pattern on its argv joined with spaces. */
-  adb?: Array<{ match: RegExp; code: number; stderr: string }>;
+  adb?: Array<{ match: RegExp; code: number; stderr: string; cutShort?: boolean }>;
   expect: {
     /** The tool result's isError (a JSON-RPC error counts as true). */
     isError: boolean;
@@ -75,9 +86,13 @@ export interface ReliabilityCase {
     ran?: { tool: string; times: number };
     /** How many commands matching `command` the phone received for this call. */
     received?: { command: RegExp; times: number };
+    /** How many times phone-eye reconnected to the phone during the call. */
+    reconnects?: number;
     /** For a raw line: the JSON-RPC error code of the answer. */
     code?: number;
   };
+  /** A last check after the call; throws to fail the case. */
+  verify?: (world: World) => void | Promise<void>;
 }
 
 const LOOK_FIRST = "Look at the screen first; repeat the action only if it did not happen";
@@ -158,6 +173,17 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     },
   },
   {
+    id: "wifi-drop-during-look",
+    fault: "The Wi-Fi link drops while phone_look has its screenshot and its UI dump on it at once",
+    does:
+      "Reconnects once for both: a failure from before the latest reconnect goes straight to its replay instead of cutting the link again",
+    agent: "Nothing: both channels answer",
+    profile: "wifi",
+    arrange: ({ sim }) => sim.faults.dropAfterNext("uiautomator"),
+    call: { tool: "phone_look" },
+    expect: { isError: false, section: "ui-tree", says: /^Notes @ \[/m, reconnects: 1 },
+  },
+  {
     id: "wifi-drop-acting",
     fault: "The Wi-Fi link drops after a tap reached the phone, before its answer came back",
     does:
@@ -169,7 +195,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: {
       isError: true,
       says:
-        /reconnected but did not repeat the command, because the phone may already have received it .*Look at the screen/,
+        /^Cannot tell whether the phone did tap: the link to 127\.0\.0\.1:\d+ had dropped; phone-eye reconnected but did not repeat the command.*It may have happened: look at the screen \(phone_look or phone_shot\) before repeating it/,
       ran: { tool: "input", times: 1 },
     },
   },
@@ -184,7 +210,8 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     call: { tool: "phone_tap", args: { x: 301, y: 1500 } },
     expect: {
       isError: true,
-      says: /reconnected but did not repeat the command.*Look at the screen/,
+      says:
+        /^Cannot tell whether the phone did tap: .*reconnected but did not repeat the command.*look at the screen/,
       ran: { tool: "input", times: 0 },
     },
   },
@@ -201,6 +228,80 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
       says:
         /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1500 ms and was stopped;.*PHONE_EYE_ADB_TIMEOUT_MS/,
     },
+  },
+  {
+    id: "timeout-acting",
+    fault: "The phone does not answer a tap in time",
+    does:
+      "Stops adb at PHONE_EYE_ADB_TIMEOUT_MS and says the tap may still be running on the phone: it may have happened",
+    agent: LOOK_FIRST,
+    profile: "short-timeouts",
+    arrange: ({ sim }) => sim.faults.hang(/^input tap 302 1500/, { execute: true }),
+    call: { tool: "phone_tap", args: { x: 302, y: 1500 } },
+    expect: {
+      isError: true,
+      says:
+        /^Cannot tell whether the phone did tap: "adb shell input tap 302 1500" did not finish within 1500 ms; adb was stopped, but the command may still be running on the phone\. It may have happened: look at the screen/,
+      ran: { tool: "input", times: 1 },
+    },
+  },
+  {
+    id: "cut-short-acting",
+    fault: "A tap's answer is cut short on USB or adb's default device (the phone may have run it)",
+    does: "Does not repeat it (there is no Wi-Fi link to revive); says it may have happened",
+    agent: LOOK_FIRST,
+    profile: "fake-adb",
+    adb: [{ match: /input tap/, code: 0, stderr: "", cutShort: true }],
+    call: { tool: "phone_tap", args: { x: 10, y: 10 } },
+    expect: {
+      isError: true,
+      says:
+        /^Cannot tell whether the phone did tap: the phone's answer was cut short.*It may have happened: look at the screen \(phone_look or phone_shot\) before repeating it/,
+    },
+  },
+  {
+    id: "huge-adb-output",
+    fault: "The phone (or a broken adb) sends endless output for a screenshot",
+    does: "Reads at most 64 MiB for an image (16 MiB for text), stops adb there and says so",
+    agent: "Ask the user to restart the phone or adb; call again",
+    profile: "hostile-adb",
+    arrange: (w) => w.adbMisbehaves("flood"),
+    call: { tool: "phone_shot" },
+    expect: {
+      isError: true,
+      says:
+        /^Cannot take a screenshot: the phone at 127\.0\.0\.1:\d+ sent more than 64 MiB for a screenshot.*so adb was stopped/,
+    },
+  },
+  {
+    id: "grandchild-holds-pipes",
+    fault: "adb hangs and a process it forked keeps its pipes open (a wrapper or shim)",
+    does:
+      "Still answers at the deadline: it stops adb, gives the pipes a short grace, then stops reading them",
+    agent: "Check the phone and the adb install; call again",
+    profile: "hostile-adb",
+    arrange: (w) => w.adbMisbehaves("fork"),
+    call: { tool: "phone_shot" },
+    expect: {
+      isError: true,
+      says: /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1500 ms/,
+    },
+    verify: async (w) => {
+      if (!await w.forkedChildRunning()) {
+        throw new Error("the forked child was gone: the answer may have waited for it");
+      }
+    },
+  },
+  {
+    id: "hostile-png",
+    fault: "The phone sends a PNG built to exhaust memory (tEXt before IHDR, 10000×10000 declared)",
+    does:
+      "Checks the chunks before decoding: IHDR must come first, each side and the pixel count are capped; refuses it without decoding",
+    agent: "Use phone_look's [ui-tree]; restart the phone if it keeps happening",
+    profile: "hostile-adb",
+    arrange: (w) => w.adbMisbehaves("png"),
+    call: { tool: "phone_shot" },
+    expect: { isError: true, says: /starts with a "tEXt" chunk.*IHDR.*first/ },
   },
   {
     id: "truncated-png",
@@ -313,16 +414,65 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: { isError: false, section: "vision", says: /HTTP 500/, never: ({ key }) => key },
   },
   {
-    id: "control-characters",
-    fault: "Text to type holds a control character (NUL, escape, newline)",
-    does: "Refuses it before anything reaches the phone, naming the character and the way round it",
-    agent: 'Type the parts separately; use phone_key "enter" for a new line',
+    id: "vision-huge-answer",
+    fault: "The vision server sends an endless answer",
+    does: "Reads at most 4 MiB, cancels the rest and says so; the UI tree still comes back",
+    agent: "Work from [ui-tree]; ask the user to check the vision server",
     profile: "wifi",
-    call: { tool: "phone_type", args: { text: "one\u0000two" } },
+    arrange: ({ vision }) =>
+      vision.set({
+        flood: { prefix: '{"choices":[{"message":{"content":"', limitBytes: 64 * 1024 * 1024 },
+      }),
+    call: { tool: "phone_look" },
+    expect: { isError: false, section: "vision", says: /4 MiB/ },
+  },
+  {
+    id: "vision-answer-echoes-key",
+    fault: "The vision model's answer quotes the API key",
+    does: "Shows the answer with the key replaced",
+    agent: "Nothing",
+    profile: "wifi",
+    arrange: ({ vision, key }) => vision.set({ answer: `The request used the key ${key}.` }),
+    call: { tool: "phone_look" },
+    expect: {
+      isError: false,
+      section: "vision",
+      says: /^The request used the key \S+\.$/,
+      never: ({ key }) => key,
+    },
+  },
+  {
+    id: "vision-slow-text",
+    fault:
+      "A vision answer built to make point extraction slow (a megabyte of spaces between words)",
+    does:
+      "Reads points from the first 8,000 characters only, in linear time, and shows a cut answer saying so",
+    agent: "Ask a narrower question to see the rest",
+    profile: "wifi",
+    arrange: ({ vision }) => vision.set({ answer: `at${" ".repeat(1024 * 1024)}x (540, 1200)` }),
+    call: { tool: "phone_look" },
+    expect: {
+      isError: false,
+      section: "vision",
+      says: /answer cut to its first 6000 of \d+ characters; ask a narrower question/,
+    },
+  },
+  {
+    id: "control-characters",
+    fault:
+      "A control character in any free-form argument (a NUL in an intent's data, an escape in text)",
+    does: "Refuses it before anything reaches adb, naming the character",
+    agent: 'Remove it; for a new line in typed text use phone_key "enter"',
+    profile: "wifi",
+    call: {
+      tool: "phone_intent",
+      args: { action: "android.intent.action.VIEW", data: "https://x.test/a\u0000b" },
+    },
     expect: {
       isError: true,
-      says: /^Cannot type: the text contains a control character \(NUL\)/,
-      ran: { tool: "input", times: 0 },
+      says:
+        /^Cannot start the intent: Refused data: it contains a control character \(NUL, U\+0000\)/,
+      ran: { tool: "am", times: 0 },
     },
   },
   {

@@ -9,7 +9,8 @@ import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "./helpers/phone_eye.ts";
 import { type RawPhoneEye, startRawPhoneEye } from "./helpers/raw_stdio.ts";
-import { closing, startRig } from "./helpers/rig.ts";
+import { closing, startRig, tempDir } from "./helpers/rig.ts";
+import { ihdrBody, writePngChunks } from "./fixtures/images/png_writer.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import {
   type Profile,
@@ -47,7 +48,58 @@ Deno.test("every row of the README's reliability table holds: each fault is repr
   await using rig = await startRig({ phones: [{}, {}], phoneEye: false, serial: null });
   const [sim, sim2] = rig.sims as [SimPhone, SimPhone];
   await using vision = closing(startOpenAiServer({ apiKey: KEY }));
-  const world: World = { sim, sim2, vision, key: KEY };
+  await using hostile = await tempDir("phone_eye_hostile_adb_");
+  const adbMode = `${hostile.path}/mode`;
+  const forkedPid = `${hostile.path}/forked.pid`;
+  // A sleep no other process runs, so the one the wrapper forks can be found and ended.
+  const token = `${31 + Math.random()}`.slice(0, 12);
+  await Deno.writeFile(
+    `${hostile.path}/hostile.png`,
+    writePngChunks([
+      ["tEXt", new TextEncoder().encode("Comment\0first")],
+      ["IHDR", ihdrBody(10_000, 10_000)],
+      ["IDAT", new Uint8Array([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])],
+      ["IEND", new Uint8Array()],
+    ]),
+  );
+  await Deno.writeTextFile(
+    `${hostile.path}/adb`,
+    `#!/bin/sh
+# The hostile-adb profile's adb: the real one, unless the mode file arms a misbehaviour.
+mode=$(cat "${adbMode}" 2>/dev/null)
+case "$*" in
+  *exec-out*)
+    case $mode in
+      flood) head -c ${64 * 1024 * 1024 + 1} /dev/zero; exec sleep 30 ;;
+      fork) sleep ${token} & echo $! > "${forkedPid}"; wait; exit 0 ;;
+      png) exec cat "${hostile.path}/hostile.png" ;;
+    esac ;;
+esac
+exec /usr/bin/adb "$@"
+`,
+    { mode: 0o755 },
+  );
+  const forkedChild = async () => {
+    const pid = Number(await Deno.readTextFile(forkedPid).catch(() => "0"));
+    if (pid === 0) return null;
+    const { code, stdout } = await new Deno.Command("ps", {
+      args: ["-o", "stat=", "-p", String(pid)],
+      stderr: "null",
+    }).output();
+    const state = new TextDecoder().decode(stdout).trim();
+    return code === 0 && !state.startsWith("Z") ? pid : null;
+  };
+  const world: World = {
+    sim,
+    sim2,
+    vision,
+    key: KEY,
+    adbMisbehaves: async (mode) => {
+      if (mode === null) await Deno.remove(adbMode).catch(() => {});
+      else await Deno.writeTextFile(adbMode, mode);
+    },
+    forkedChildRunning: async () => await forkedChild() !== null,
+  };
 
   const base = rig.adb.env;
   const wifi = {
@@ -64,6 +116,12 @@ Deno.test("every row of the README's reliability table holds: each fault is repr
       PHONE_EYE_VISION_TIMEOUT_MS: "1000",
     },
     "tree-only": { ...base, ANDROID_SERIAL: sim.serial },
+    "hostile-adb": {
+      ...base,
+      ANDROID_SERIAL: sim.serial,
+      PATH: `${hostile.path}:/usr/bin:/bin`,
+      PHONE_EYE_ADB_TIMEOUT_MS: "1500",
+    },
     "vision-down": { ...wifi, PHONE_EYE_VISION_BASE_URL: `http://127.0.0.1:${closedPort()}/v1` },
     "no-serial": base,
     "no-phone": { ...base, ANDROID_SERIAL: `127.0.0.1:${closedPort()}` },
@@ -75,6 +133,8 @@ Deno.test("every row of the README's reliability table holds: each fault is repr
     async [Symbol.asyncDispose]() {
       for (const eye of eyes.values()) await eye.close();
       await raw?.close();
+      const pid = await forkedChild();
+      if (pid !== null) Deno.kill(pid, "SIGKILL");
     },
   };
   const eye = async (profile: keyof typeof envs) => {
@@ -86,21 +146,28 @@ Deno.test("every row of the README's reliability table holds: each fault is repr
     return running;
   };
 
-  const reset = (server: OpenAiServer) => {
+  const reset = async (server: OpenAiServer) => {
     for (const phone of [sim, sim2]) phone.faults.clear();
+    await world.adbMisbehaves(null);
     server.set({
       apiKey: KEY,
       status: undefined,
       headers: undefined,
       delayMs: undefined,
       echoAuthHeader: undefined,
+      flood: undefined,
+      answer: undefined,
     });
   };
 
   async function callTool(c: ReliabilityCase, call: { tool: string; args?: unknown }) {
     const args = typeof call.args === "function" ? call.args(world) : call.args ?? {};
     if (c.profile === "fake-adb") {
-      const adb = fakeAdb((c.adb ?? []).map((a) => [a.match, exited(a.code, "", a.stderr)]));
+      const adb = fakeAdb(
+        (c.adb ?? []).map((
+          a,
+        ) => [a.match, exited(a.code, "", a.stderr, { cutShort: a.cutShort === true })]),
+      );
       const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
       const mcp = await connectInProcess({ device });
       try {
@@ -148,12 +215,13 @@ Deno.test("every row of the README's reliability table holds: each fault is repr
       const { expect } = c;
       const ranBefore = expect.ran ? ranCount(expect.ran.tool) : 0;
       const receivedBefore = expect.received ? receivedCount(expect.received.command) : 0;
+      const connectionsBefore = sim.connections();
       await c.arrange?.(world);
       let seen: Seen;
       try {
         seen = await run(c);
       } finally {
-        reset(vision);
+        await reset(vision);
       }
       const label = `${c.id}: ${seen.text.slice(0, 600)}`;
       assert.equal(seen.isError, expect.isError, label);
@@ -171,7 +239,15 @@ Deno.test("every row of the README's reliability table holds: each fault is repr
           `${c.id}: received`,
         );
       }
+      if (expect.reconnects !== undefined) {
+        assert.equal(
+          sim.connections() - connectionsBefore,
+          expect.reconnects,
+          `${c.id}: reconnects`,
+        );
+      }
       assert.doesNotMatch(seen.text, /\n\s+at |unexpected/i, `${c.id}: ${seen.text}`);
+      await c.verify?.(world);
     });
   }
 
