@@ -46,9 +46,7 @@ interface Property {
 function property(p: JsonProperty): Property {
   const types = new Set((p.anyOf ?? [p]).map((a) => a.type));
   const string = (p.anyOf ?? [p]).find((a) => a.type === "string");
-  const type = types.has("string")
-    ? (types.size > 1 ? "string|number" : "string")
-    : "integer";
+  const type = types.has("string") ? (types.size > 1 ? "string|number" : "string") : "integer";
   return { type, minimum: p.minimum, maximum: p.maximum, maxLength: string?.maxLength };
 }
 
