@@ -1,8 +1,9 @@
 // Screenshot pixels: PNG and raw-screencap decoding, blank-frame detection, area downscaling and
 // encoding to an image every MCP client and vision model accepts. Pure code: no I/O, no permissions.
-import { decode as fastPngDecode, encode as fastPngEncode } from "fast-png";
+// Loaded on first use (the tools import it dynamically): start-up never pays for the codecs.
+import { decode as fastPngDecode } from "fast-png";
 import { encode as jpegJsEncode } from "jpeg-js";
-import { inflateSync } from "node:zlib";
+import { deflateSync, inflateSync } from "node:zlib";
 import { AgentError } from "./errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
@@ -82,6 +83,7 @@ const PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10] as const;
 const IHDR = 0x49484452;
 const IDAT = 0x49444154;
 const ICCP = 0x69434350;
+const TRNS = 0x74524e53;
 const IEND = 0x49454e44;
 
 function hasPngSignature(bytes: Uint8Array): boolean {
@@ -213,15 +215,31 @@ function chunkName(type: number): string {
   return JSON.stringify(String.fromCharCode(...bytes.map((b) => (b >= 32 && b < 127 ? b : 63))));
 }
 
+/** What checkPngBeforeDecoding read: the header, a tRNS chunk's presence, the joined IDAT data. */
+interface PngLayout {
+  width: number;
+  height: number;
+  depth: number;
+  colourType: number;
+  interlace: number;
+  /** A tRNS chunk is present (a key colour or palette alpha). */
+  keyed: boolean;
+  /** The IDAT chunks' zlib stream, joined. */
+  zlib: Uint8Array;
+  /** Bytes that stream must inflate to, exactly, as IHDR declares (filteredSize). */
+  expected: number;
+}
+
 /**
- * Everything fast-png would trust, checked before it allocates anything: IHDR first and only
+ * Everything a decoder would trust, checked before anything is allocated: IHDR first and only
  * once, with a size, depth and colour type the specification allows, within MAX_SIDE and
- * MAX_PIXELS; image data that inflates to exactly the size IHDR declares; a colour profile within
- * MAX_ICC_BYTES. fast-png takes the last IHDR it meets and inflates every IDAT and iCCP byte with
- * no limit, so each of these was a way to make it allocate gigabytes from a small file. `end` is
- * where the chunk chain ends (pngEnd), so every chunk read here lies within the bytes.
+ * MAX_PIXELS; a colour profile within MAX_ICC_BYTES. fast-png takes the last IHDR it meets and
+ * inflates every IDAT and iCCP byte with no limit, so each of these was a way to make it allocate
+ * gigabytes from a small file; the image data's own bound (exactly `expected` bytes) is enforced
+ * where it is inflated (inflateImageData). `end` is where the chunk chain ends (pngEnd), so every
+ * chunk read here lies within the bytes.
  */
-function checkPngBeforeDecoding(bytes: Uint8Array, end: number): void {
+function checkPngBeforeDecoding(bytes: Uint8Array, end: number): PngLayout {
   const first = u32be(bytes, 12);
   if (first !== IHDR) {
     throw new ImageError(
@@ -257,6 +275,7 @@ function checkPngBeforeDecoding(bytes: Uint8Array, end: number): void {
       `PNG header declares ${declared}, which the PNG specification does not define: take the screenshot again`,
     );
   }
+  let keyed = false;
   const idat: Uint8Array[] = [];
   let idatBytes = 0;
   for (let at = 8 + 25; at < end;) {
@@ -269,6 +288,7 @@ function checkPngBeforeDecoding(bytes: Uint8Array, end: number): void {
         `PNG has a second IHDR header chunk at byte ${at}; the PNG specification allows one: take the screenshot again`,
       );
     }
+    if (type === TRNS) keyed = true;
     if (type === IDAT) {
       idat.push(body);
       idatBytes += length;
@@ -292,35 +312,68 @@ function checkPngBeforeDecoding(bytes: Uint8Array, end: number): void {
       `PNG has a ${width}×${height} header but no image data (no IDAT chunk), as some builds write after long sessions: take it again, or fall back to raw screencap (without -p)`,
     );
   }
-  const zlib = new Uint8Array(idatBytes);
-  let at = 0;
-  for (const part of idat) {
-    zlib.set(part, at);
-    at += part.length;
+  const zlib = idat.length === 1 ? idat[0]! : new Uint8Array(idatBytes);
+  if (idat.length > 1) {
+    let at = 0;
+    for (const part of idat) {
+      zlib.set(part, at);
+      at += part.length;
+    }
   }
   const expected = filteredSize(width, height, depth * colour.channels, interlace === 1);
-  const inflated = boundedInflate(zlib, expected);
-  if (inflated === "over") {
-    throw new ImageError(
-      "CORRUPT",
-      `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
-    );
-  }
-  if (inflated < expected) {
-    throw new ImageError(
-      "CORRUPT",
-      `PNG's image data inflates to ${inflated} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
-    );
-  }
+  return { width, height, depth, colourType, interlace, keyed, zlib, expected };
 }
 
 /**
- * Decodes a PNG of any colour type and bit depth to RGBA8. Rejects, with a message that says
- * what to do, empty output (some MIUI builds after long sessions: an OEM quirk reported in
- * SPEC.md's "Known device quirks", with no AOSP source), non-PNG bytes (often adb's own error
- * text), truncated transfers and corrupt data.
+ * Inflates the image data with the runtime's native zlib, never past the `expected` bytes IHDR
+ * declares (node:zlib stops at maxOutputLength instead of growing its output, so a 1 MB stream of
+ * zeros cannot become gigabytes), and refuses data that inflates to more or less than that.
  */
-export function decodePng(bytes: Uint8Array): RgbaImage {
+function inflateImageData({ zlib, expected, width, height }: PngLayout): Uint8Array {
+  let rows: Uint8Array;
+  try {
+    rows = inflateSync(zlib, { maxOutputLength: expected });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new ImageError(
+        "CORRUPT",
+        `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
+      );
+    }
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new ImageError(
+      "CORRUPT",
+      `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,
+      { cause: error },
+    );
+  }
+  if (rows.length < expected) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's image data inflates to ${rows.length} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
+    );
+  }
+  return rows;
+}
+
+/** A screenshot's pixels as one consumer needs them, with what the full frame showed. */
+export interface Frame {
+  /** The pixels, already reduced to the size `fit` asked for (full size without one). */
+  image: RgbaImage;
+  /** The screenshot's own size: the device's pixels in its current orientation. */
+  width: number;
+  height: number;
+  /** What blankFrameKind would say of the full frame, read while decoding it. */
+  blank: BlankKind | null;
+}
+
+export type BlankKind = "black" | "uniform";
+
+/** The size to reduce a `width`×`height` frame to while it is decoded (never larger). */
+export type Fit = (width: number, height: number) => { width: number; height: number };
+
+/** Throws unless `bytes` is one whole PNG; returns where its chunk chain ends. */
+function checkPngStream(bytes: Uint8Array): number {
   if (bytes.length === 0) {
     throw new ImageError(
       "EMPTY",
@@ -350,7 +403,99 @@ export function decodePng(bytes: Uint8Array): RgbaImage {
       `PNG is truncated (${bytes.length} bytes, no IEND chunk at the end): the transfer was cut, usually by a dropped adb link; reconnect and take the screenshot again`,
     );
   }
-  checkPngBeforeDecoding(bytes, end);
+  return end;
+}
+
+/**
+ * Decodes a PNG of any colour type and bit depth to RGBA8. Rejects, with a message that says
+ * what to do, empty output (some MIUI builds after long sessions: an OEM quirk reported in
+ * SPEC.md's "Known device quirks", with no AOSP source), non-PNG bytes (often adb's own error
+ * text), truncated transfers and corrupt data.
+ */
+export function decodePng(bytes: Uint8Array): RgbaImage {
+  return readPng(bytes).image;
+}
+
+/**
+ * Decodes a PNG into a Frame: reduced to `fit(width, height)` in the same pass that unfilters
+ * the rows (so the full-size RGBA frame never exists), and checked for a blank screen on the way.
+ * screencap's own layout (8-bit RGB or RGBA, not interlaced) is inflated by the runtime's native
+ * zlib into one buffer that is unfiltered in place; any other layout goes through fast-png first.
+ * Errors as decodePng's.
+ */
+export function readPng(bytes: Uint8Array, fit?: Fit): Frame {
+  const png = checkPngBeforeDecoding(bytes, checkPngStream(bytes));
+  const { width, height, depth, colourType, interlace, keyed } = png;
+  const screencapLayout = depth === 8 && interlace === 0 &&
+    (colourType === 6 || (colourType === 2 && !keyed));
+  if (!screencapLayout) {
+    // fast-png inflates with no bound: the size is proven first (the buffer is dropped at once).
+    inflateImageData(png);
+    return frameOf(decodeWithFastPng(bytes), fit);
+  }
+  const channels = colourType === 6 ? 4 : 3;
+  const stride = width * channels;
+  const rows = inflateImageData(png);
+  unfilterInPlace(rows, stride, height, channels);
+  const layout: RowLayout = { channels, red: 0, blue: 2, opaque: channels === 3 };
+  return reduceRows(rows, 1, stride + 1, width, height, layout, fit);
+}
+
+/**
+ * Undoes the PNG row filters (PNG spec 9.2) in place: each row is a filter byte, then `stride`
+ * bytes that become the pixels; the row above is already unfiltered when a row is read.
+ */
+function unfilterInPlace(rows: Uint8Array, stride: number, height: number, bpp: number): void {
+  const rowBytes = stride + 1;
+  for (let y = 0; y < height; y++) {
+    const at = y * rowBytes + 1;
+    const end = at + stride;
+    const filter = rows[at - 1]!;
+    // Row 0 has no row above: Up is then None, Average halves the left byte, Paeth is Sub.
+    const top = y === 0;
+    switch (filter) {
+      case 0:
+        break;
+      case 1:
+        for (let i = at + bpp; i < end; i++) rows[i] = rows[i]! + rows[i - bpp]!;
+        break;
+      case 2:
+        if (!top) { for (let i = at; i < end; i++) rows[i] = rows[i]! + rows[i - rowBytes]!; }
+        break;
+      case 3:
+        if (top) {
+          for (let i = at + bpp; i < end; i++) rows[i] = rows[i]! + (rows[i - bpp]! >> 1);
+          break;
+        }
+        for (let i = at; i < at + bpp; i++) rows[i] = rows[i]! + (rows[i - rowBytes]! >> 1);
+        for (let i = at + bpp; i < end; i++) {
+          rows[i] = rows[i]! + ((rows[i - bpp]! + rows[i - rowBytes]!) >> 1);
+        }
+        break;
+      case 4:
+        if (top) {
+          for (let i = at + bpp; i < end; i++) rows[i] = rows[i]! + rows[i - bpp]!;
+          break;
+        }
+        // The first pixel has no left neighbour: Paeth then predicts the byte above.
+        for (let i = at; i < at + bpp; i++) rows[i] = rows[i]! + rows[i - rowBytes]!;
+        for (let i = at + bpp; i < end; i++) {
+          const a = rows[i - bpp]!, b = rows[i - rowBytes]!, c = rows[i - rowBytes - bpp]!;
+          const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - c - c);
+          rows[i] = rows[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+        }
+        break;
+      default:
+        throw new ImageError(
+          "CORRUPT",
+          `PNG row ${y} uses filter type ${filter}, which the PNG specification does not define: take the screenshot again`,
+        );
+    }
+  }
+}
+
+/** fast-png, for the layouts screencap never writes (palette, grey, 16-bit, interlaced, tRNS). */
+function decodeWithFastPng(bytes: Uint8Array): RgbaImage {
   let decoded: ReturnType<typeof fastPngDecode>;
   try {
     decoded = fastPngDecode(bytes);
@@ -471,6 +616,38 @@ const RAW_FORMATS: Record<number, { name: string; bytesPerPixel: number }> = {
  * known.
  */
 export function decodeRawScreencap(bytes: Uint8Array): RgbaImage {
+  return readRawScreencap(bytes).image;
+}
+
+/** How each raw format's rows are read: RGB_565 is widened to RGBA first, the rest read as they are. */
+const RAW_LAYOUTS: Record<number, RowLayout> = {
+  1: { channels: 4, red: 0, blue: 2, opaque: false },
+  2: { channels: 4, red: 0, blue: 2, opaque: true }, // RGBX: the X byte is undefined, not alpha
+  3: { channels: 3, red: 0, blue: 2, opaque: true },
+  4: { channels: 4, red: 0, blue: 2, opaque: true }, // after widenRgb565
+  5: { channels: 4, red: 2, blue: 0, opaque: false },
+};
+
+/** One RGB_565 row (little-endian u16s) widened to RGBA8. */
+function widenRgb565(width: number) {
+  return (src: Uint8Array, at: number, out: Uint8Array) => {
+    for (let x = 0, j = at, o = 0; x < width; x++, j += 2, o += 4) {
+      const v = src[j]! | (src[j + 1]! << 8);
+      const r = v >> 11, g = (v >> 5) & 63, b = v & 31;
+      // Replicating the top bits maps 31→255 and 63→255 exactly, unlike a plain shift.
+      out[o] = (r << 3) | (r >> 2);
+      out[o + 1] = (g << 2) | (g >> 4);
+      out[o + 2] = (b << 3) | (b >> 2);
+      out[o + 3] = 255;
+    }
+  };
+}
+
+/**
+ * Decodes a raw `screencap` (decodeRawScreencap's format) into a Frame, reduced to `fit` straight
+ * from the phone's bytes and checked for a blank screen in the same pass.
+ */
+export function readRawScreencap(bytes: Uint8Array, fit?: Fit): Frame {
   if (bytes.length < 12) {
     throw new ImageError(
       "BAD_RAW",
@@ -511,44 +688,9 @@ export function decodeRawScreencap(bytes: Uint8Array): RgbaImage {
       }`,
     );
   }
-  const src = bytes.subarray(header);
-  const count = width * height;
-  if (format === 1) return { width, height, data: src.slice() };
-  const out = new Uint8Array(count * 4);
-  switch (format) {
-    case 2: // RGBX: the X byte is undefined, not alpha
-      out.set(src);
-      for (let i = 3; i < out.length; i += 4) out[i] = 255;
-      break;
-    case 5:
-      for (let i = 0; i < out.length; i += 4) {
-        out[i] = src[i + 2]!;
-        out[i + 1] = src[i + 1]!;
-        out[i + 2] = src[i]!;
-        out[i + 3] = src[i + 3]!;
-      }
-      break;
-    case 3:
-      for (let i = 0, j = 0; i < count; i++, j += 3) {
-        out[i * 4] = src[j]!;
-        out[i * 4 + 1] = src[j + 1]!;
-        out[i * 4 + 2] = src[j + 2]!;
-        out[i * 4 + 3] = 255;
-      }
-      break;
-    case 4:
-      for (let i = 0, j = 0; i < count; i++, j += 2) {
-        const v = src[j]! | (src[j + 1]! << 8);
-        const r = v >> 11, g = (v >> 5) & 63, b = v & 31;
-        // Replicating the top bits maps 31→255 and 63→255 exactly, unlike a plain shift.
-        out[i * 4] = (r << 3) | (r >> 2);
-        out[i * 4 + 1] = (g << 2) | (g >> 4);
-        out[i * 4 + 2] = (b << 3) | (b >> 2);
-        out[i * 4 + 3] = 255;
-      }
-      break;
-  }
-  return { width, height, data: out };
+  const rowBytes = width * spec.bytesPerPixel;
+  const convert = format === 4 ? widenRgb565(width) : undefined;
+  return reduceRows(bytes, header, rowBytes, width, height, RAW_LAYOUTS[format]!, fit, convert);
 }
 
 function isOpaque(img: RgbaImage): boolean {
@@ -557,20 +699,70 @@ function isOpaque(img: RgbaImage): boolean {
   return true;
 }
 
+/** CRC-32 of PNG chunks (PNG spec 5.5, ISO 3309): the table for the reflected 0xedb88320. */
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** One chunk: length, type, body, CRC over type and body. */
+function pngChunk(type: number, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length);
+  view.setUint32(4, type);
+  out.set(body, 8);
+  let c = 0xffffffff;
+  for (let i = 4; i < 8 + body.length; i++) c = CRC_TABLE[(c ^ out[i]!) & 0xff]! ^ (c >>> 8);
+  view.setUint32(8 + body.length, (c ^ 0xffffffff) >>> 0);
+  return out;
+}
+
 /**
  * Lossless PNG. Opaque images (every screenshot) are written as RGB: a quarter less data to
- * compress, so smaller and faster than RGBA.
+ * compress, so smaller and faster than RGBA. Every row uses the Up filter (the difference from
+ * the row above): UI screens are mostly rows that repeat the one above, which Up turns into runs
+ * of zeros, and it costs one subtraction a byte where libpng's per-row search costs five filters
+ * (bench/image_bench.ts compares the sizes). The runtime's native zlib does the deflating.
  */
 export function encodePng(img: RgbaImage): Uint8Array {
   const { width, height, data } = img;
-  if (!isOpaque(img)) return fastPngEncode({ width, height, data, channels: 4, depth: 8 });
-  const rgb = new Uint8Array(width * height * 3);
-  for (let i = 0, j = 0; i < data.length; i += 4, j += 3) {
-    rgb[j] = data[i]!;
-    rgb[j + 1] = data[i + 1]!;
-    rgb[j + 2] = data[i + 2]!;
+  const channels = isOpaque(img) ? 3 : 4;
+  const stride = width * channels;
+  const rows = new Uint8Array((stride + 1) * height);
+  for (let y = 0, o = 0; y < height; y++) {
+    rows[o++] = 2; // Up
+    const at = y * width * 4;
+    const above = at - width * 4;
+    for (let x = 0, p = at; x < width; x++, p += 4) {
+      for (let c = 0; c < channels; c++) {
+        rows[o++] = y === 0 ? data[p + c]! : data[p + c]! - data[above + (p - at) + c]!;
+      }
+    }
   }
-  return fastPngEncode({ width, height, data: rgb, channels: 3, depth: 8 });
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  ihdr.set([8, channels === 3 ? 2 : 6, 0, 0, 0], 8); // depth, colour type, compression, filter, interlace
+  const parts = [
+    Uint8Array.from(PNG_SIGNATURE),
+    pngChunk(IHDR, ihdr),
+    pngChunk(IDAT, deflateSync(rows, { level: 6 })),
+    pngChunk(IEND, new Uint8Array(0)),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 /** Baseline JPEG, 4:4:4 (jpeg-js does not subsample chroma, which keeps coloured text sharp). */
@@ -628,11 +820,157 @@ function boxWeights(src: number, dst: number) {
   return { start, index: Int32Array.from(index), weight: Float32Array.from(weight) };
 }
 
+/** Where a source row keeps its colours: bytes per pixel, the red and blue offsets, alpha or not. */
+interface RowLayout {
+  channels: 3 | 4;
+  red: 0 | 2;
+  blue: 0 | 2;
+  /** No alpha to read (RGB, RGBX, RGB_565): every output pixel is opaque. */
+  opaque: boolean;
+}
+
+const RGBA_LAYOUT: RowLayout = { channels: 4, red: 0, blue: 2, opaque: false };
+
+/**
+ * Reads `height` rows of a `width`-pixel frame from `src` (row y at first + y * step, laid out as
+ * `layout` says) and returns them as RGBA8, area-averaged down to `fit(width, height)` on the way:
+ * horizontal pass per source row into one float row, then added into the one or two output rows
+ * that source row overlaps (never more, since an output row spans at least one source row). Also
+ * reads, from the full-size rows, whether the frame is blank (blankFrameKind's rule), stopping at
+ * the first pixel that differs. Memory: the output and three float rows of output width.
+ */
+function reduceRows(
+  src: Uint8Array,
+  first: number,
+  step: number,
+  width: number,
+  height: number,
+  layout: RowLayout,
+  fit: Fit | undefined,
+  convert?: (src: Uint8Array, at: number, out: Uint8Array) => void,
+): Frame {
+  const size = fit?.(width, height) ?? { width, height };
+  const outW = size.width, outH = size.height;
+  if (outW > width || outH > height || outW < 1 || outH < 1) {
+    throw new RangeError(`downscale: ${width}×${height} → ${outW}×${outH} is not a reduction`);
+  }
+  const { channels, red, blue, opaque } = convert ? RGBA_LAYOUT : layout;
+  const out = new Uint8Array(outW * outH * 4);
+  // A converted row (RGB_565) lands here before it is read.
+  const scratch = convert ? new Uint8Array(width * 4) : undefined;
+  let blank = true;
+  let r0 = 0, g0 = 0, b0 = 0;
+  const same = outW === width && outH === height;
+  const xs = same ? undefined : boxWeights(width, outW);
+  const ys = same ? undefined : boxWeights(height, outH);
+  // Per source row: the first output row it feeds and its weight there, and its weight in the
+  // next output row (0 when it feeds one). lastOf[oy]: the source row that completes output oy.
+  const firstOut = new Int32Array(height);
+  const w0 = new Float32Array(height);
+  const w1 = new Float32Array(height);
+  const lastOf = new Int32Array(outH);
+  if (ys) {
+    firstOut.fill(-1);
+    for (let oy = 0; oy < outH; oy++) {
+      for (let t = ys.start[oy]!; t < ys.start[oy + 1]!; t++) {
+        const s = ys.index[t]!;
+        if (firstOut[s] === -1) {
+          firstOut[s] = oy;
+          w0[s] = ys.weight[t]!;
+        } else w1[s] = ys.weight[t]!;
+        lastOf[oy] = s;
+      }
+    }
+  }
+  // The horizontal taps as byte offsets into a row, read into locals for the inner loop.
+  const xStart = xs?.start ?? new Int32Array(1);
+  const xWeight = xs?.weight ?? new Float32Array(0);
+  const xOffset = xs ? xs.index.map((x) => x * channels) : new Int32Array(0);
+  const rowLen = outW * 4;
+  const line = new Float32Array(rowLen);
+  const even = new Float32Array(rowLen), odd = new Float32Array(rowLen);
+  const acc = (row: number) => (row & 1 ? odd : even);
+  let done = 0; // output rows written
+  for (let y = 0; y < height; y++) {
+    let buf = src, at = first + y * step;
+    if (scratch) {
+      convert!(src, at, scratch);
+      buf = scratch;
+      at = 0;
+    }
+    if (y === 0) {
+      r0 = buf[at + red]!;
+      g0 = buf[at + 1]!;
+      b0 = buf[at + blue]!;
+    }
+    if (blank) {
+      for (let x = 0, p = at; x < width; x++, p += channels) {
+        if (
+          Math.abs(buf[p + red]! - r0) > 2 || Math.abs(buf[p + 1]! - g0) > 2 ||
+          Math.abs(buf[p + blue]! - b0) > 2
+        ) {
+          blank = false;
+          break;
+        }
+      }
+    }
+    if (!xs || !ys) {
+      // Full size: the row as RGBA.
+      for (let x = 0, p = at, o = y * rowLen; x < width; x++, p += channels, o += 4) {
+        out[o] = buf[p + red]!;
+        out[o + 1] = buf[p + 1]!;
+        out[o + 2] = buf[p + blue]!;
+        out[o + 3] = opaque ? 255 : buf[p + 3]!;
+      }
+      continue;
+    }
+    const ar = at + red, ag = at + 1, ab = at + blue, aa = at + 3;
+    for (let ox = 0, o = 0, t = xStart[0]!; ox < outW; ox++, o += 4) {
+      let r = 0, g = 0, b = 0, a = 0;
+      for (const stop = xStart[ox + 1]!; t < stop; t++) {
+        const w = xWeight[t]!;
+        const p = xOffset[t]!;
+        r += buf[ar + p]! * w;
+        g += buf[ag + p]! * w;
+        b += buf[ab + p]! * w;
+        if (!opaque) a += buf[aa + p]! * w;
+      }
+      line[o] = r;
+      line[o + 1] = g;
+      line[o + 2] = b;
+      line[o + 3] = a;
+    }
+    const oy = firstOut[y]!;
+    const into = acc(oy), wa = w0[y]!;
+    for (let i = 0; i < rowLen; i++) into[i]! += line[i]! * wa;
+    const wb = w1[y]!;
+    if (wb > 0) {
+      const next = acc(oy + 1);
+      for (let i = 0; i < rowLen; i++) next[i]! += line[i]! * wb;
+    }
+    while (done < outH && lastOf[done] === y) {
+      const from = acc(done);
+      const o = done * rowLen;
+      // Weights sum to 1, so each value is within [0, 255 + float noise]; +0.5 rounds.
+      for (let i = 0; i < rowLen; i++) out[o + i] = Math.min(255, from[i]! + 0.5);
+      if (opaque) { for (let i = o + 3; i < o + rowLen; i += 4) out[i] = 255; }
+      from.fill(0);
+      done++;
+    }
+  }
+  const kind = blank ? (Math.max(r0, g0, b0) <= 8 ? "black" : "uniform") : null;
+  return { image: { width: outW, height: outH, data: out }, width, height, blank: kind };
+}
+
+/** A decoded RGBA image as a Frame: reduced to `fit` if given, blank-checked. */
+export function frameOf(img: RgbaImage, fit?: Fit): Frame {
+  return reduceRows(img.data, 0, img.width * 4, img.width, img.height, RGBA_LAYOUT, fit);
+}
+
 /**
  * Area-averaging downscale to exactly `width`×`height` (never larger than the source). Averaging
  * every covered source pixel keeps 1-px text strokes and hairlines as grey instead of dropping
- * them, which point or bilinear sampling does at factors above 2. Vertical pass first into one
- * float row, then horizontal, so memory is one source row of floats.
+ * them, which point or bilinear sampling does at factors above 2.
  */
 export function downscale(img: RgbaImage, width: number, height: number): RgbaImage {
   if (width > img.width || height > img.height || width < 1 || height < 1) {
@@ -641,39 +979,7 @@ export function downscale(img: RgbaImage, width: number, height: number): RgbaIm
     );
   }
   if (width === img.width && height === img.height) return img;
-  const src = img.data;
-  const rowLen = img.width * 4;
-  const ys = boxWeights(img.height, height);
-  const xs = boxWeights(img.width, width);
-  const acc = new Float32Array(rowLen);
-  const out = new Uint8Array(width * height * 4);
-  let o = 0;
-  for (let oy = 0; oy < height; oy++) {
-    acc.fill(0);
-    for (let t = ys.start[oy]!; t < ys.start[oy + 1]!; t++) {
-      const w = ys.weight[t]!;
-      const base = ys.index[t]! * rowLen;
-      for (let i = 0; i < rowLen; i++) acc[i]! += src[base + i]! * w;
-    }
-    for (let ox = 0; ox < width; ox++) {
-      let r = 0, g = 0, b = 0, a = 0;
-      for (let t = xs.start[ox]!; t < xs.start[ox + 1]!; t++) {
-        const w = xs.weight[t]!;
-        const p = xs.index[t]! * 4;
-        r += acc[p]! * w;
-        g += acc[p + 1]! * w;
-        b += acc[p + 2]! * w;
-        a += acc[p + 3]! * w;
-      }
-      // Weights sum to 1, so each value is within [0, 255 + float noise]; +0.5 rounds.
-      out[o] = Math.min(255, r + 0.5);
-      out[o + 1] = Math.min(255, g + 0.5);
-      out[o + 2] = Math.min(255, b + 0.5);
-      out[o + 3] = Math.min(255, a + 0.5);
-      o += 4;
-    }
-  }
-  return { width, height, data: out };
+  return frameOf(img, () => ({ width, height })).image;
 }
 
 /** What `phone_shot` and the vision routes send. */
@@ -744,41 +1050,106 @@ function flatShare(img: RgbaImage): number {
 }
 const FLAT_SHARE = 0.85;
 
-function prepare(
-  img: RgbaImage,
-  maxEdge: number,
-  maxBase64Bytes: number,
-  quality: number,
-  snap: boolean,
-): AgentImage {
-  if (img.width < 1 || img.height < 1) {
-    throw new ImageError("CORRUPT", `Image is ${img.width}×${img.height}: nothing to send`);
+/**
+ * The fewest bytes any JPEG of `width`×`height` from encodeJpeg can take: jpeg-js writes 4:4:4
+ * baseline with the standard Huffman tables (ITU T.81 Annex K.3), so each 8×8 MCU costs at least
+ * a DC difference of 0 and an end-of-block in each of its three blocks: 2 + 4 bits for luma,
+ * 2 + 2 for each chroma block. Headers not counted, so this is a true floor: a PNG no larger than
+ * it is no larger than the JPEG would be, and the JPEG need not be encoded to know.
+ */
+export function jpegMinBytes(width: number, height: number): number {
+  const mcus = Math.ceil(width / 8) * Math.ceil(height / 8);
+  return Math.floor((mcus * 14) / 8);
+}
+
+/** How an image is sized and encoded for one audience: the agent, or a vision model. */
+export interface Sizing {
+  maxEdge: number;
+  maxBase64Bytes: number;
+  quality: number;
+  /** Round the image-to-device factor up to a quarter step (fitToEdge). */
+  snap: boolean;
+}
+
+/**
+ * The agent's sizing (`phone_shot`): long edge at most `maxEdge` (default AGENT_MAX_EDGE, scale
+ * rounded up to a quarter step, never upscaled), JPEG q80.
+ */
+export function agentSizing(opts: PrepareOptions = {}): Sizing {
+  return {
+    maxEdge: opts.maxEdge ?? AGENT_MAX_EDGE,
+    maxBase64Bytes: opts.maxBase64Bytes ?? DEFAULT_MAX_BASE64_BYTES,
+    quality: opts.quality ?? AGENT_QUALITY,
+    snap: true,
+  };
+}
+
+/**
+ * A vision model's sizing: long edge VISION_MAX_EDGE with the exact scale (the vision prompt
+ * states the real screen size, so no round factor is needed), JPEG q85.
+ */
+export function visionSizing(opts: PrepareOptions = {}): Sizing {
+  return {
+    maxEdge: opts.maxEdge ?? VISION_MAX_EDGE,
+    maxBase64Bytes: opts.maxBase64Bytes ?? DEFAULT_MAX_BASE64_BYTES,
+    quality: opts.quality ?? VISION_QUALITY,
+    snap: false,
+  };
+}
+
+function firstEdge(sizing: Sizing, width: number, height: number): number {
+  return Math.min(Math.floor(sizing.maxEdge), ABSOLUTE_MAX_EDGE, Math.max(width, height));
+}
+
+/** The size `sizing` first asks for: what a capture decodes straight to (readPng's `fit`). */
+export function fitFor(sizing: Sizing): Fit {
+  return (width, height) => {
+    const fitted = fitToEdge(width, height, firstEdge(sizing, width, height), sizing.snap);
+    return { width: fitted.width, height: fitted.height };
+  };
+}
+
+/**
+ * Encodes a frame for `sizing`'s audience. `frame.image` may be the full frame or already reduced
+ * to fitFor(sizing) (a capture decoded straight to it); the factor always refers to the frame's
+ * own size. PNG when the screen is flat UI and PNG comes out no bigger than JPEG (lossless text
+ * for free), else JPEG. Base64 stays within the budget: quality, then size, stepped down until
+ * it fits (each smaller size area-averaged from the pixels at hand); TOO_LARGE rather than exceed.
+ */
+export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
+  const { maxEdge, maxBase64Bytes, quality, snap } = sizing;
+  const source = { width: frame.width, height: frame.height };
+  if (source.width < 1 || source.height < 1) {
+    throw new ImageError("CORRUPT", `Image is ${source.width}×${source.height}: nothing to send`);
   }
   if (!(maxEdge >= 1) || !(maxBase64Bytes >= 1)) {
     throw new RangeError(
       `prepare: maxEdge ${maxEdge} and maxBase64Bytes ${maxBase64Bytes} must be >= 1`,
     );
   }
-  let edge = Math.min(Math.floor(maxEdge), ABSOLUTE_MAX_EDGE, Math.max(img.width, img.height));
+  let edge = firstEdge(sizing, source.width, source.height);
   let lastSize = 0;
   let lastTry = "";
   // A round shrinks the edge by at least 15%, from at most 2000 px down to MIN_EDGE: the loop
   // ends within 12 rounds; 24 is only a backstop.
   for (let round = 0; round < 24; round++) {
-    const { width, height, scale } = fitToEdge(img.width, img.height, edge, snap);
-    const resized = downscale(img, width, height);
+    const { width, height, scale } = fitToEdge(source.width, source.height, edge, snap);
+    const resized = downscale(frame.image, width, height);
     const result = (bytes: Uint8Array, mimeType: AgentImage["mimeType"]): AgentImage => ({
       bytes,
       mimeType,
       width,
       height,
       scale,
-      sourceWidth: img.width,
-      sourceHeight: img.height,
+      sourceWidth: source.width,
+      sourceHeight: source.height,
     });
     // Lossless wins whenever it is no bigger: text stays exact for the model reading it.
     const png = flatShare(resized) >= FLAT_SHARE ? encodePng(resized) : undefined;
     const pngFits = png !== undefined && base64Length(png.length) <= maxBase64Bytes;
+    if (png && pngFits && png.length <= jpegMinBytes(width, height)) {
+      return result(png, "image/png");
+    }
     for (const q of [quality, Math.max(50, quality - 20)]) {
       const jpeg = encodeJpeg(resized, q);
       if (png && pngFits && png.length <= jpeg.length) return result(png, "image/png");
@@ -796,39 +1167,29 @@ function prepare(
   }
   throw new ImageError(
     "TOO_LARGE",
-    `Cannot fit a ${img.width}×${img.height} screenshot in ${maxBase64Bytes} base64 bytes without going below ${MIN_EDGE} px on the long edge (last try ${lastTry}); raise the byte budget`,
+    `Cannot fit a ${source.width}×${source.height} screenshot in ${maxBase64Bytes} base64 bytes without going below ${MIN_EDGE} px on the long edge (last try ${lastTry}); raise the byte budget`,
   );
 }
 
+/** A decoded image as a full-size frame (its blankness not read). */
+function wholeFrame(img: RgbaImage): Frame {
+  return { image: img, width: img.width, height: img.height, blank: null };
+}
+
 /**
- * The screenshot as `phone_shot` hands it to the agent. Long edge at most `maxEdge` (default
- * AGENT_MAX_EDGE, scale rounded up to a quarter step, never upscaled). JPEG q80, or PNG when the
- * screen is flat UI and PNG comes out no bigger (lossless text for free). Base64 stays within
- * `maxBase64Bytes`: quality, then size, stepped down until it fits; TOO_LARGE rather than exceed.
+ * The screenshot as `phone_shot` hands it to the agent: encodeFrame with agentSizing(opts). JPEG
+ * q80, or PNG when the screen is flat UI and PNG comes out no bigger.
  */
 export function prepareForAgent(img: RgbaImage, opts: PrepareOptions = {}): AgentImage {
-  return prepare(
-    img,
-    opts.maxEdge ?? AGENT_MAX_EDGE,
-    opts.maxBase64Bytes ?? DEFAULT_MAX_BASE64_BYTES,
-    opts.quality ?? AGENT_QUALITY,
-    true,
-  );
+  return encodeFrame(wholeFrame(img), agentSizing(opts));
 }
 
 /**
- * The screenshot for a vision model: long edge VISION_MAX_EDGE with the exact scale (the vision
- * prompt states the real screen size, so no round factor is needed), JPEG q85 or a smaller PNG,
- * same budget rules as prepareForAgent.
+ * The screenshot for a vision model: encodeFrame with visionSizing(opts): long edge
+ * VISION_MAX_EDGE, exact scale, JPEG q85 or a smaller PNG.
  */
 export function prepareForVision(img: RgbaImage, opts: PrepareOptions = {}): AgentImage {
-  return prepare(
-    img,
-    opts.maxEdge ?? VISION_MAX_EDGE,
-    opts.maxBase64Bytes ?? DEFAULT_MAX_BASE64_BYTES,
-    opts.quality ?? VISION_QUALITY,
-    false,
-  );
+  return encodeFrame(wholeFrame(img), visionSizing(opts));
 }
 
 /**
