@@ -247,8 +247,21 @@ Deno.test("phone_shot and phone_look over the direct route: sized image, fused a
       assert.equal(look.isError, undefined);
       assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
       const dumps = r.sim.commands().filter((c) => c.startsWith("uiautomator dump")).slice(-2);
-      assert.match(dumps[0] ?? "", /^uiautomator dump '/);
-      assert.match(dumps[1] ?? "", /^uiautomator dump --compressed '/);
+      assert.match(dumps[0] ?? "", /^uiautomator dump \/dev\/tty;/);
+      assert.match(dumps[1] ?? "", /^uiautomator dump --compressed \/dev\/tty;/);
+    },
+  );
+
+  await t.step(
+    "the tree is one device command: a dump to /dev/tty, no file, no cat, no rm",
+    async () => {
+      const before = r.sim.commands().length;
+      const look = await r.call("phone_look");
+      assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
+      const tree = r.sim.commands().slice(before).filter((c) => c.includes("uiautomator"));
+      assert.equal(tree.length, 1, tree.join("\n"));
+      assert.match(tree[0]!, /^uiautomator dump \/dev\/tty; echo /);
+      assert.ok(!/\b(cat|rm)\b/.test(tree[0]!), tree[0]);
     },
   );
 
@@ -298,6 +311,30 @@ Deno.test("phone_shot and phone_look over the direct route: sized image, fused a
     assert.match(textOf(both), /Vision unavailable: .*HTTP 500/);
     assert.match(textOf(both), /UI tree unavailable: /);
   });
+
+  await t.step(
+    "a ROM that refuses /dev/tty: the tree comes from a fresh file, removed, and later looks go there first",
+    async () => {
+      r.sim.faults.ttyDumpRefused(true);
+      const before = r.sim.commands().length;
+      const look = await r.call("phone_look");
+      assert.equal(look.isError, undefined);
+      assert.match(section(textOf(look), "ui-tree"), /^Notes @ /m);
+      const again = await r.call("phone_look");
+      assert.match(section(textOf(again), "ui-tree"), /^Notes @ /m);
+      r.sim.faults.clear();
+      const dumps = r.sim.commands().slice(before).filter((c) => c.includes("uiautomator"));
+      assert.equal(dumps.length, 3, dumps.join("\n"));
+      assert.match(dumps[0]!, /^uiautomator dump \/dev\/tty;/);
+      for (const dump of dumps.slice(1)) {
+        assert.match(
+          dump,
+          /^uiautomator dump '\/data\/local\/tmp\/phone-eye-[0-9a-f-]+\.xml' && cat /,
+        );
+      }
+      assert.deepEqual(await deviceLeftovers(r.sim), []);
+    },
+  );
 
   await t.step("the key appears in no tool output and no log line", () => {
     assert.ok(r.outputs.length >= 15);

@@ -526,6 +526,28 @@ Deno.test("fault idleStateErrors: the dump fails n times, exits 0 and leaves the
   });
 });
 
+Deno.test("fault ttyDumpRefused: a dump to /dev/tty prints only its dumped-to line, files still work", async () => {
+  await withPhone({}, async (sim, adb) => {
+    const tty = await shell(adb, sim, "uiautomator dump /dev/tty");
+    assert.match(tty.stdout, /^<\?xml .*<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/s);
+    sim.faults.ttyDumpRefused(true);
+    const refused = await shell(adb, sim, "uiautomator dump /dev/tty");
+    assert.deepEqual([refused.code, refused.stdout, refused.stderr], [
+      0,
+      "UI hierchary dumped to: /dev/tty\n",
+      "",
+    ]);
+    const file = await shell(
+      adb,
+      sim,
+      "uiautomator dump /data/local/tmp/t.xml && cat /data/local/tmp/t.xml",
+    );
+    assert.match(file.stdout, /<\/hierarchy>$/);
+    sim.faults.clear();
+    assert.match((await shell(adb, sim, "uiautomator dump /dev/tty")).stdout, /<hierarchy /);
+  });
+});
+
 Deno.test("fault truncatePng: exec-out exits 0 with half a PNG, with or without the link dying", async () => {
   await withPhone({}, async (sim, adb) => {
     const whole = (await execOut(adb, sim, "screencap -p")).stdout;

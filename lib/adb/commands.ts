@@ -117,7 +117,22 @@ export const screencapPngCommand = (): DeviceCommand => execOut("screencap -p");
 export const screencapRawCommand = (): DeviceCommand => execOut("screencap");
 
 /**
- * Dumps the UI tree to a fresh path and prints it in the same round trip. A failed dump leaves
+ * The UI tree in one device command and no file: uiautomator writes the XML to /dev/tty, which is
+ * the stream adb reads, then prints "UI hierchary dumped to: /dev/tty" (ANDROID.md) right after
+ * it, with no newline between. This is how the most-used peer, mobile-mcp, reads the tree. With no
+ * file there is no earlier dump to read back by mistake and nothing to remove. Where /dev/tty
+ * cannot be opened the dumper only logs the IOException (AccessibilityNodeInfoDumper.
+ * dumpWindowToFile,
+ * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/core-src/com/android/uiautomator/core/AccessibilityNodeInfoDumper.java)
+ * and still prints the "dumped to" line: no XML in the output is the sign to use uiDumpCommand.
+ */
+export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
+  return shell(`uiautomator dump${compressed ? " --compressed" : ""} /dev/tty`);
+}
+
+/**
+ * The fallback for a ROM that refuses /dev/tty (uiDumpToTtyCommand): dumps the UI tree to a
+ * fresh path and prints it in the same round trip. A failed dump leaves
  * the previous file in place (DumpCommand.run prints "ERROR: …" and returns before writing,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java;
  * the command exits 0 either way, ANDROID.md), so a reused path could show a stale screen: the

@@ -59,6 +59,15 @@ export interface Device {
   screenSize(action: string): Promise<ScreenSize>;
   /** Runs a host-side adb command (version, devices): no device, no reconnect. */
   host(args: readonly string[], action: string): Promise<DeviceOutput>;
+  /**
+   * What this phone has shown it does its own way, learned once per server so later calls skip
+   * the attempt: `ttyDumpRefused` once `uiautomator dump /dev/tty` printed no XML (screen.ts).
+   */
+  readonly quirks: DeviceQuirks;
+}
+
+export interface DeviceQuirks {
+  ttyDumpRefused: boolean;
 }
 
 export interface DeviceOptions {
@@ -250,6 +259,7 @@ export function createDevice(options: DeviceOptions): Device {
 
   return {
     serial,
+    quirks: { ttyDumpRefused: false },
     run: runOnce,
     async screenSize(action) {
       if (size) return size;

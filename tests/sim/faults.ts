@@ -16,6 +16,7 @@
 // | truncatePng       | the stream carrying `screencap -p`   | half a PNG, exit 0                  |
 // | imeUnknown        | `ime enable/disable/set` (file)      | `Unknown input method X cannot be … |
 // |                   |                                      | for user #0` on stderr, exit 0      |
+// | ttyDumpRefused    | `uiautomator dump /dev/tty` (file)   | only the "dumped to" line, no XML   |
 //
 // The client's answers are the ones ANDROID.md lists for adb 29.0.6 (table "The adb client").
 // Not a fault but screen state: a secure window (setScreen({ secureWindow: true })), which each
@@ -53,6 +54,10 @@ export interface SimFaults {
    * on stderr only, ANDROID.md "ADB Keyboard"), for these ids: as when ADB Keyboard is
    * uninstalled between phone-eye's look at the list and its switch. Empty list: off. */
   imeUnknown(ids: readonly string[]): void;
+  /** `uiautomator dump /dev/tty` writes no XML, as on a ROM where the dumper cannot open
+   * /dev/tty: AOSP's dumper only logs the IOException and still prints "UI hierchary dumped to:
+   * /dev/tty" (AccessibilityNodeInfoDumper.dumpWindowToFile). Dumps to a file still work. */
+  ttyDumpRefused(on: boolean): void;
   /** Removes every fault. */
   clear(): void;
 }
@@ -67,6 +72,7 @@ export interface FaultState {
   emptyPng: "zero" | "header" | null;
   black: boolean;
   truncatePng: { dropLink: boolean } | null;
+  ttyRefused: boolean;
   /** Failing dumps to come. The fake uiautomator counts them down in its own file. */
   idle: { count: number; evenCompressed: boolean; message: string } | null;
   /** Input-method ids the fake `ime` treats as unknown. */
@@ -81,6 +87,7 @@ export function noFaults(): FaultState {
     emptyPng: null,
     black: false,
     truncatePng: null,
+    ttyRefused: false,
     idle: null,
     imeUnknown: [],
   };
@@ -104,6 +111,7 @@ export const NULL_ROOT_ERROR = "ERROR: null root node returned by UiTestAutomati
  */
 const SCRIPT_FAULTS = {
   emptyPng: (s: FaultState) => ({ fault_empty_png: s.emptyPng }),
+  ttyRefused: (s: FaultState) => ({ fault_tty_refused: s.ttyRefused ? "1" : null }),
   idle: (s: FaultState) => ({
     fault_idle_errors: s.idle === null ? null : String(s.idle.count),
     fault_idle_even_compressed: s.idle?.evenCompressed ? "1" : null,
@@ -166,6 +174,10 @@ export function faultControls(state: FaultState, effects: FaultEffects): SimFaul
     imeUnknown: (ids) => {
       state.imeUnknown = [...ids];
       syncScript("imeUnknown");
+    },
+    ttyDumpRefused: (on) => {
+      state.ttyRefused = on;
+      syncScript("ttyRefused");
     },
     clear: () => {
       Object.assign(state, noFaults());

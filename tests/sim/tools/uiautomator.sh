@@ -4,7 +4,8 @@
 # exits 0 and leaves any earlier dump file in place, like the real one (DumpCommand.run prints
 # the ERROR line and returns before writing; its success line spells "hierchary"):
 # https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java
-# The fault files it reads are written by tests/sim/faults.ts.
+# The fault files it reads are written by tests/sim/faults.ts. With /dev/tty (or /dev/stdout) as
+# FILE the XML goes to its output, as `adb shell uiautomator dump /dev/tty` prints it on a phone.
 SIM_TOOL=uiautomator
 . "$SIM_BIN/sim_lib.sh"
 
@@ -53,8 +54,9 @@ src=$S/screen.xml
 [ "$compressed" = 1 ] && src=$S/screen_compressed.xml
 case $file in
   /dev/tty | /dev/stdout)
-    # The XML has no trailing newline, so the confirmation follows it on the same line.
-    cat "$src"
+    # The XML has no trailing newline, so the confirmation follows it on the same line. A ROM
+    # that cannot open /dev/tty (fault file) writes nothing: the dumper only logs the failure.
+    [ -e "$S/fault_tty_refused" ] || cat "$src"
     ;;
   *)
     sim_map "$file"
