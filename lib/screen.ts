@@ -1,23 +1,34 @@
 // Reads the screen through the device: the screenshot (with its capture quirks) and the UI tree.
 // All I/O goes through Device.run, so the adb layer's classification and replay rules apply.
 
-import { screencapPngCommand, screencapRawCommand, uiDumpCommand } from "./adb/commands.ts";
+import {
+  screencapPngCommand,
+  screencapRawCommand,
+  uiDumpCommand,
+  uiDumpToTtyCommand,
+} from "./adb/commands.ts";
 import { type Device, freshDumpPath } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
 import {
-  blankFrameKind,
-  decodePng,
   decodeRawScreencap,
+  encodePng,
+  type Fit,
+  type Frame,
   ImageError,
   isCompletePng,
-  type RgbaImage,
+  readPng,
+  readRawScreencap,
 } from "./image.ts";
-import { extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
+import { type DumpResult, extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
 
 export interface Screenshot {
-  image: RgbaImage;
-  /** The PNG as the phone sent it, or encoded on the host after the raw fallback. */
-  png: Uint8Array | undefined;
+  /** The pixels at the size the caller asked for, with the screen's own size. */
+  frame: Frame;
+  /**
+   * The full-size PNG to keep in PHONE_EYE_SHOTS: the phone's own, or (after the raw fallback)
+   * encoded from the raw frame only when asked for.
+   */
+  png(): Uint8Array;
   /** Set when the capture needed a way round a device quirk, for the agent to know. */
   note: string | undefined;
 }
@@ -35,23 +46,29 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
 }
 
 /**
- * Takes a screenshot. `screencap -p` is tried first (small, compressed on the phone). Some MIUI
- * builds start returning empty PNGs after long sessions (SPEC.md, "Known device quirks"; an OEM
- * behaviour with no AOSP source); then the raw frame is fetched and decoded on the host. When the
- * raw frame is empty too, no capture was made at all: screencap returns 1 with no output when
- * ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
+ * Takes a screenshot, decoded straight to the size `fit` asks for (image.ts readPngStream).
+ * `screencap -p` is tried first: compressed on the phone, so a phone screen crosses the link as
+ * tens to hundreds of KB instead of the 10 MB of a raw 1080×2400 frame, which on the simulated
+ * phone's loopback alone costs more than the PNG's decode (bench/look_bench.ts), and over Wi-Fi
+ * far more. Some MIUI builds start returning empty PNGs after long sessions (SPEC.md, "Known
+ * device quirks"; an OEM behaviour with no AOSP source); then the raw frame is fetched and decoded
+ * on the host. When the raw frame is empty too, no capture was made at all: screencap returns 1
+ * with no output when ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
  * which Android 10-14 do while a secure window shows, and exec-out drops the status (ANDROID.md,
  * `screencap`). A frame that is all black or one colour (Android 15+ blacks out secure windows) is
  * refused with its likely cause, instead of handing back a blank picture as if it were the screen.
  */
-export async function captureScreen(device: Device, action: string): Promise<Screenshot> {
+export async function captureScreen(
+  device: Device,
+  action: string,
+  fit: Fit,
+): Promise<Screenshot> {
   const { stdout } = await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty });
-  let image: RgbaImage;
-  let png: Uint8Array | undefined = stdout;
+  let frame: Frame;
+  let png = (): Uint8Array => stdout;
   let note: string | undefined;
   try {
-    image = decodePng(stdout);
-    if (image.width === 0 || image.height === 0) throw new ImageError("EMPTY", "0×0 PNG");
+    frame = readPng(stdout, fit);
   } catch (error) {
     if (!(error instanceof ImageError)) throw error;
     const raw = await device.run(screencapRawCommand(), { action });
@@ -66,7 +83,7 @@ export async function captureScreen(device: Device, action: string): Promise<Scr
       );
     }
     try {
-      image = decodeRawScreencap(raw.stdout);
+      frame = readRawScreencap(raw.stdout, fit);
     } catch (rawError) {
       if (!(rawError instanceof ImageError)) throw rawError;
       throw new AdbError(
@@ -76,12 +93,12 @@ export async function captureScreen(device: Device, action: string): Promise<Scr
         } and the raw "screencap" fallback failed too (${rawError.message}). Some MIUI builds do this after long sessions; rebooting the phone restores screenshots`,
       );
     }
-    png = undefined;
+    png = () => encodePng(decodeRawScreencap(raw.stdout));
     note = `"screencap -p" returned ${
       stdout.length === 0 ? "an empty PNG" : "an unreadable PNG"
     } (a known quirk of some MIUI builds), so the raw frame was captured and encoded on the host`;
   }
-  const blank = blankFrameKind(image);
+  const blank = frame.blank;
   if (blank) {
     throw new AdbError(
       "COMMAND_FAILED",
@@ -90,7 +107,7 @@ export async function captureScreen(device: Device, action: string): Promise<Scr
       }, so it shows nothing usable. Either the app marks its window secure (FLAG_SECURE: banking, passwords, DRM video), which hides it from screenshots, or the screen is off or locked — try phone_key "wake", and rely on the UI tree (phone_look's [ui-tree]) for secure screens`,
     );
   }
-  return { image, png, note };
+  return { frame, png, note };
 }
 
 /**
@@ -114,9 +131,12 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
 ];
 
 /**
- * Reads the UI tree in one round trip (dump to a fresh path, cat it, remove it). uiautomator
- * exits 0 when it fails, so its "ERROR:" line is what tells: DumpCommand.run prints it and
- * returns, after waiting up to 10 s for the screen to go idle,
+ * Reads the UI tree in one round trip and one device command: `uiautomator dump /dev/tty`, the XML
+ * on adb's own stream (uiDumpToTtyCommand). A phone whose uiautomator cannot write to /dev/tty
+ * prints no XML; then the dump goes to a fresh path that is printed and removed in the same round
+ * trip (uiDumpCommand), and the phone is remembered as such (Device.quirks) so later reads go
+ * there directly. uiautomator exits 0 when it fails, so its "ERROR:" line is what tells:
+ * DumpCommand.run prints it and returns, after waiting up to 10 s for the screen to go idle,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java
  * "could not get idle state" (an animated screen) is retried with --compressed, which clears
  * FLAG_INCLUDE_NOT_IMPORTANT_VIEWS so only views important for accessibility are walked
@@ -126,8 +146,11 @@ export async function readUiTree(device: Device, action: string): Promise<UiElem
   let lastReason = "";
   for (const { compressed, waitMs } of IDLE_RETRIES) {
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-    const out = await device.run(uiDumpCommand(freshDumpPath(), compressed), { action });
-    const dump = extractDump(out.text);
+    let dump = await dumpOnce(device, action, compressed);
+    if (!dump.ok && !device.quirks.ttyDumpRefused && ttyRefused(dump)) {
+      device.quirks.ttyDumpRefused = true;
+      dump = await dumpOnce(device, action, compressed);
+    }
     if (dump.ok) return parseUiTree(dump.xml);
     lastReason = dump.reason;
     if (!dump.idleState) {
@@ -141,4 +164,20 @@ export async function readUiTree(device: Device, action: string): Promise<UiElem
     "COMMAND_FAILED",
     `Cannot ${action}: uiautomator said "${lastReason}" ${IDLE_RETRIES.length} times: the screen keeps animating (video, game, live wallpaper or a spinner). Use the screenshot, or wait and look again`,
   );
+}
+
+/** One dump, to /dev/tty unless this phone refused it before. */
+async function dumpOnce(device: Device, action: string, compressed: boolean): Promise<DumpResult> {
+  const command = device.quirks.ttyDumpRefused
+    ? uiDumpCommand(freshDumpPath(), compressed)
+    : uiDumpToTtyCommand(compressed);
+  return extractDump((await device.run(command, { action })).text);
+}
+
+/**
+ * A /dev/tty dump that printed no XML and no uiautomator ERROR line: the dumper could not open
+ * /dev/tty (it only logs that, uiDumpToTtyCommand), so the file path is tried.
+ */
+function ttyRefused(dump: Extract<DumpResult, { ok: false }>): boolean {
+  return !dump.reason.startsWith("ERROR:") && dump.reason.startsWith("no XML in output");
 }

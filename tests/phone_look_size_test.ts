@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { SUMMARY_MAX } from "../lib/ui_tree.ts";
 import { MAX_POINTS } from "../lib/fusion.ts";
-import { lookResult, POINTS_SHOWN_MAX } from "../lib/tools/phone_look.ts";
+import { lookResult, POINTS_SHOWN_MAX } from "../lib/look.ts";
 import { type Script, SCRIPTS, worstLook } from "./fixtures/worst_look.ts";
 
 const CLIENT_CAP_TOKENS = 25_000;

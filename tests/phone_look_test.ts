@@ -12,7 +12,7 @@ import {
   lookText,
   POINTS_SHOWN_MAX,
   type Seen,
-} from "../lib/tools/phone_look.ts";
+} from "../lib/look.ts";
 import { parseUiTree } from "../lib/ui_tree.ts";
 import { MAX_ANSWER_CHARS } from "../lib/fusion.ts";
 

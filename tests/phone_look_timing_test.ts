@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { Progress } from "@modelcontextprotocol/client";
 import { createDevice } from "../lib/adb/device.ts";
 import type { RunAdb } from "../lib/adb/runner.ts";
-import { lookProgress } from "../lib/tools/phone_look.ts";
+import { lookProgress } from "../lib/look.ts";
 import type { ProgressUpdate } from "../lib/tools/tool.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";

@@ -2,8 +2,6 @@
 // taps land right. No structuredContent: Claude Code would show the model that instead of both.
 
 import { z } from "zod";
-import { encodePng, prepareForAgent, scaleNote, toBase64 } from "../image.ts";
-import { captureScreen } from "../screen.ts";
 import { defineTool, LOOKS_ONLY } from "./tool.ts";
 
 export const phoneShot = defineTool({
@@ -14,11 +12,15 @@ export const phoneShot = defineTool({
   inputSchema: z.object({}),
   annotations: LOOKS_ONLY,
   async handler({ device, saveShot }) {
-    const shot = await captureScreen(device, "take a screenshot");
-    const image = prepareForAgent(shot.image);
+    // The capture and the codecs load on first use: start-up to tools/list never pays for them.
+    const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
+      await Promise.all([import("../screen.ts"), import("../image.ts")]);
+    const sizing = agentSizing();
+    const shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
+    const image = encodeFrame(shot.frame, sizing);
     const lines = [scaleNote(image)];
     if (shot.note) lines.push(`Note: ${shot.note}.`);
-    if (saveShot) lines.push(await saveShot(shot.png ?? encodePng(shot.image)));
+    if (saveShot) lines.push(await saveShot(shot.png()));
     return {
       content: [
         { type: "image", data: toBase64(image.bytes), mimeType: image.mimeType },
