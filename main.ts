@@ -14,7 +14,6 @@ import {
   USAGE,
   VERSION,
 } from "./lib/config.ts";
-import { formatChecks, runDoctor } from "./lib/doctor.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
 import { BUILD } from "./lib/build_info.ts";
 import { createServer } from "./lib/server.ts";
@@ -94,6 +93,8 @@ function serve(config: Config): void {
 
 async function doctor(config: Config): Promise<number> {
   const { device, vision } = world(config);
+  // Loaded here, not at start-up: the doctor pulls in the image encoder for its vision probe.
+  const { formatChecks, runDoctor } = await import("./lib/doctor.ts");
   const checks = await runDoctor({
     config,
     device,

@@ -15,6 +15,7 @@ import {
   withShotsDir,
   withVisionHosts,
 } from "./permissions.ts";
+import { runtimeFlags } from "./runtime_flags.ts";
 
 const USAGE =
   `Usage: deno task compile [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR] [--print]
@@ -88,6 +89,8 @@ export function planCompile(
     ...permissionFlags(permissions),
     "--import-map",
     files[0]!.path,
+    // The start task's runtime flags, so a binary resolves and runs as `deno task start` does.
+    ...runtimeFlags(denoJson),
     ...(options.target === undefined ? [] : ["--target", options.target]),
     "--output",
     output,

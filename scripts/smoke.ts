@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import denoJson from "../deno.json" with { type: "json" };
+import { runtimeFlags } from "./runtime_flags.ts";
 
 /** The verbs of SPEC §4; a binary that lists any other set is not phone-eye. */
 export const EXPECTED_TOOLS = [
@@ -21,7 +23,7 @@ export const EXPECTED_TOOLS = [
 
 const USAGE = `Usage: deno task smoke [--binary PATH] [--timeout-ms N]
 
-  --binary PATH    a compiled phone-eye to check (default: "deno run -P --no-prompt main.ts",
+  --binary PATH    a compiled phone-eye to check (default: deno.json's start task,
                    the production permission set from deno.json)
   --timeout-ms N   give up after N milliseconds (default 120000: a first run may install npm packages)`;
 
@@ -105,8 +107,8 @@ async function main(argv: string[]): Promise<number> {
   // An absolute path, so the binary is not looked up on PATH instead.
   const [command, args] = values.binary !== undefined
     ? [resolve(values.binary), []]
-    : [Deno.execPath(), ["run", "-P", "--no-prompt", "main.ts"]];
-  const label = values.binary ?? "deno run -P --no-prompt main.ts";
+    : [Deno.execPath(), ["run", "-P", "--no-prompt", ...runtimeFlags(denoJson), "main.ts"]];
+  const label = values.binary ?? denoJson.tasks.start;
   let names: string[];
   try {
     names = await listTools(command, args, root, timeoutMs);

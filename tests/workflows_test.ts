@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
 import { bundleFileName, MCPB_VALIDATE, SERVER_JSON_VALIDATE } from "../scripts/bundle.ts";
 import { planCompile, shellLine } from "../scripts/compile.ts";
+import { runtimeFlags } from "../scripts/runtime_flags.ts";
 import { EXPECTED_TOOLS, toolListProblems } from "../scripts/smoke.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -556,6 +557,7 @@ Deno.test({
       {
         permissions: { release: { run: ["adb"], env: ["ANDROID_SERIAL"] } },
         compile: { permissions: "release" },
+        tasks: { start: "deno run -P --no-prompt --conditions=browser main.ts" },
       },
       {},
       "windows",
@@ -567,6 +569,7 @@ Deno.test({
       "--allow-env=ANDROID_SERIAL",
       "--import-map",
       "dist/.phone-eye.exe.build/import_map.json",
+      "--conditions=browser",
       "--output",
       "dist/phone-eye.exe",
       "main.ts",
@@ -588,6 +591,7 @@ Deno.test({
           {
             permissions: { default: { run: ["adb"], env: true } },
             compile: { permissions: "default" },
+            tasks: { start: "deno run -P --no-prompt main.ts" },
           },
           {},
           "linux",
@@ -607,6 +611,7 @@ Deno.test("deno task compile bakes exactly the flags of the set deno.json compil
     ...flagsFromConfig,
     "--import-map",
     `dist/.phone-eye${exe}.build/import_map.json`,
+    ...runtimeFlags(denoJson),
     "--output",
     `dist/phone-eye${exe}`,
     "main.ts",

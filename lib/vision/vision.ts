@@ -2,7 +2,6 @@
 // Routes live one per file (direct.ts, mcp.ts); adding a route is one function there and one branch here.
 
 import type { VisionConfig } from "../config.ts";
-import { createDirectVision } from "./direct.ts";
 import { VisionError } from "./errors.ts";
 import { endpointOf, type Vision } from "./route.ts";
 
@@ -15,7 +14,11 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
   const fetchFn = deps.fetch ?? globalThis.fetch;
   switch (config.route) {
     case "direct":
-      return createDirectVision(config, fetchFn);
+      return lazyVision(
+        "direct",
+        endpointOf(config.baseUrl),
+        () => import("./direct.ts").then((m) => m.createDirectVision(config, fetchFn)),
+      );
     case "mcp":
       return lazyVision(
         "mcp",
@@ -28,8 +31,9 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
 }
 
 /**
- * A route whose module loads on first use. The MCP client SDK is the largest import phone-eye has;
- * loading it only when a look needs it keeps start-up to tools/list short (bench/hand_bench.ts).
+ * A route whose module loads on first use. The MCP client SDK is the largest import phone-eye has,
+ * and neither route is needed to answer initialize or tools/list: loading them when a look needs
+ * one keeps start-up to tools/list short (bench/hand_bench.ts).
  */
 function lazyVision(route: Vision["route"], endpoint: string, load: () => Promise<Vision>): Vision {
   let loaded: Promise<Vision> | undefined;

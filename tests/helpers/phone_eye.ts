@@ -10,6 +10,7 @@ import {
   withShotsDir,
   withVisionHosts,
 } from "../../scripts/permissions.ts";
+import { runtimeFlags } from "../../scripts/runtime_flags.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -17,6 +18,11 @@ const ROOT = new URL("../..", import.meta.url).pathname;
 export async function productionSet(): Promise<PermissionSet> {
   const denoJson = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   return readPermissionSet(denoJson, "default");
+}
+
+/** deno.json's start task's runtime flags (export conditions, V8 settings): as production runs. */
+export async function startFlags(): Promise<string[]> {
+  return runtimeFlags(JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)));
 }
 
 /** The production set with its vision hosts swapped for loopback (and the shots folder, if any). */
@@ -67,7 +73,14 @@ export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeP
   const flags = options.flags ?? await testPermissionFlags(options.shotsDir);
   const transport = new DenoStdioClientTransport({
     command: Deno.execPath(),
-    args: ["run", "--no-prompt", ...flags, `${ROOT}main.ts`, ...(options.args ?? [])],
+    args: [
+      "run",
+      "--no-prompt",
+      ...await startFlags(),
+      ...flags,
+      `${ROOT}main.ts`,
+      ...(options.args ?? []),
+    ],
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       DENO_DIR: await denoDir(),
