@@ -1,8 +1,11 @@
 // lib/ has no import cycle: `deno info --json main.ts` gives the module graph (static, dynamic and
-// type-only imports alike), and no set of lib/ files may import one another in a ring.
+// type-only imports alike), and no set of lib/ files may import one another in a ring. Start-up
+// loads only main.ts's static closure, which leaves the eyes, vision routes and doctor out.
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import denoJson from "../deno.json" with { type: "json" };
+import { runtimeFlags } from "../scripts/runtime_flags.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const LIB = new URL("lib/", ROOT).href;
@@ -81,12 +84,16 @@ Deno.test({
 interface DenoInfo {
   modules: Array<{
     specifier: string;
-    dependencies?: Array<{ code?: { specifier?: string }; type?: { specifier?: string } }>;
+    dependencies?: Array<{
+      code?: { specifier?: string };
+      type?: { specifier?: string };
+      isDynamic?: boolean;
+    }>;
   }>;
+  redirects: Record<string, string>;
 }
 
-/** lib/'s part of main.ts's module graph, keyed by path from the repository root. */
-async function libGraph(): Promise<Graph> {
+async function denoInfo(): Promise<DenoInfo> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", "main.ts"],
     cwd: fileURLToPath(ROOT),
@@ -96,7 +103,12 @@ async function libGraph(): Promise<Graph> {
     stderr: "piped",
   }).output();
   assert.equal(code, 0, new TextDecoder().decode(stderr));
-  const info: DenoInfo = JSON.parse(new TextDecoder().decode(stdout));
+  return JSON.parse(new TextDecoder().decode(stdout));
+}
+
+/** lib/'s part of main.ts's module graph, keyed by path from the repository root. */
+async function libGraph(): Promise<Graph> {
+  const info = await denoInfo();
   const inLib = (specifier: string | undefined): specifier is string =>
     specifier?.startsWith(LIB) === true;
   const name = (specifier: string) => specifier.slice(ROOT.href.length);
@@ -119,4 +131,76 @@ Deno.test("lib/ has no import cycle: vision.ts picks a route, the routes never i
   assert.ok(graph.get("lib/vision/vision.ts")?.includes("lib/vision/mcp.ts"));
   assert.ok(graph.size >= 20, `only ${graph.size} lib/ modules in main.ts's graph`);
   assert.deepEqual(findCycles(graph), []);
+});
+
+/**
+ * What Deno evaluates before main.ts runs: its static imports, transitively (dynamic imports
+ * load when a handler first runs). Local files by path from the root, npm packages as `npm:name`.
+ */
+async function startupModules(): Promise<Set<string>> {
+  const info = await denoInfo();
+  const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+  const name = (specifier: string) =>
+    specifier.startsWith(ROOT.href)
+      ? specifier.slice(ROOT.href.length)
+      : specifier.replace(/^npm:\/?((?:@[^/]+\/)?[^@/]+).*$/, "npm:$1");
+  const seen = new Set<string>();
+  const stack = [new URL("main.ts", ROOT).href];
+  while (stack.length > 0) {
+    const specifier = stack.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dep of modules.get(info.redirects[specifier] ?? specifier)?.dependencies ?? []) {
+      if (!dep.isDynamic && dep.code?.specifier) stack.push(dep.code.specifier);
+    }
+  }
+  return new Set([...seen].map(name));
+}
+
+Deno.test("start-up loads only what initialize and tools/list need; the eyes, vision and doctor wait for first use", async () => {
+  const startup = await startupModules();
+  for (const needed of ["lib/server.ts", "lib/tools/phone_look.ts", "lib/tools/phone_shot.ts"]) {
+    assert.ok(startup.has(needed), `${needed} defines a tool: it must be in the start-up graph`);
+  }
+  for (const npm of ["npm:@modelcontextprotocol/server", "npm:zod"]) assert.ok(startup.has(npm));
+  const onFirstUse = [
+    "lib/look.ts",
+    "lib/screen.ts",
+    "lib/image.ts",
+    "lib/ui_tree.ts",
+    "lib/fusion.ts",
+    "lib/doctor.ts",
+    "lib/vision/direct.ts",
+    "lib/vision/mcp.ts",
+    "npm:fast-png",
+    "npm:jpeg-js",
+    "npm:@modelcontextprotocol/client",
+  ];
+  assert.deepEqual(onFirstUse.filter((m) => startup.has(m)), []);
+  // They are still in the graph, imported dynamically (so `deno info` and compile see them).
+  const all = await libGraph();
+  for (const lib of onFirstUse.filter((m) => m.startsWith("lib/"))) assert.ok(all.has(lib), lib);
+});
+
+Deno.test("under the start task's flags the MCP SDK picks its validator without AJV", async () => {
+  const shims = `npm:@modelcontextprotocol/server@${
+    denoJson.imports["@modelcontextprotocol/server"].split("@").at(-1)
+  }/_shims`;
+  const resolve = async (flags: string[]) => {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", ...flags, `console.log(import.meta.resolve(${JSON.stringify(shims)}))`],
+      cwd: fileURLToPath(ROOT),
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    return new TextDecoder().decode(stdout).trim();
+  };
+  const flags = runtimeFlags(denoJson);
+  assert.ok(flags.includes("--conditions=browser"), `start task flags: ${flags.join(" ")}`);
+  // The default export condition loads AJV with the Node shim; the start task's does not.
+  assert.match(await resolve([]), /\/shimsNode\.mjs$/);
+  assert.match(await resolve(flags), /\/shimsBrowser\.mjs$/);
 });
