@@ -17,7 +17,7 @@
 import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
-import { denoDir, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
+import { denoDir, startFlags, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
 import { median, time } from "./stats.ts";
 import {
@@ -211,7 +211,7 @@ async function main(argv: string[]): Promise<void> {
     const serial = sim.serial;
     const eyeCommand: StdioServerCommand = {
       command: Deno.execPath(),
-      args: ["run", "--no-prompt", ...await testPermissionFlags(), MAIN_TS],
+      args: ["run", "--no-prompt", ...await startFlags(), ...await testPermissionFlags(), MAIN_TS],
       // The harness's HOME is a temp dir, so Deno's cache must be named or it would refetch.
       env: { ...adb.env, DENO_DIR: await denoDir(), NO_COLOR: "1", ANDROID_SERIAL: serial },
     };
