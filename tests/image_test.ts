@@ -7,23 +7,31 @@ import {
   ABSOLUTE_MAX_EDGE,
   AGENT_MAX_EDGE,
   type AgentImage,
+  agentSizing,
   base64Length,
   blankFrameKind,
   decodePng,
   decodeRawScreencap,
   DEFAULT_MAX_BASE64_BYTES,
   downscale,
+  encodeFrame,
   encodeJpeg,
   encodePng,
+  fitFor,
   fitToEdge,
+  frameOf,
   ImageError,
   type ImageErrorCode,
   isCompletePng,
+  jpegMinBytes,
   prepareForAgent,
   prepareForVision,
+  readPng,
+  readRawScreencap,
   type RgbaImage,
   scaleNote,
   toBase64,
+  visionSizing,
 } from "../lib/image.ts";
 import {
   ihdrBody,
@@ -644,5 +652,148 @@ pure(
       writePngChunks([["IHDR", ihdrBody(4, 4)], profile, ["IDAT", zeroRows(4, 16)], END]);
     assert.equal(decodePng(png(icc(3_000))).width, 4);
     throwsCode(() => decodePng(png(icc(2 << 20))), "CORRUPT", /colour profile \(iCCP\)/);
+  },
+);
+
+// --- one-pass decode: readPng / readRawScreencap / frameOf ----------------------------------
+
+/** Area average by the definition: every source pixel's coverage of each output pixel. */
+function referenceDownscale(img: RgbaImage, width: number, height: number): RgbaImage {
+  const fx = img.width / width, fy = img.height / height;
+  const out = new Uint8Array(width * height * 4);
+  for (let oy = 0; oy < height; oy++) {
+    for (let ox = 0; ox < width; ox++) {
+      const sum = [0, 0, 0, 0];
+      for (let sy = Math.floor(oy * fy); sy < Math.ceil((oy + 1) * fy); sy++) {
+        const wy = Math.min((oy + 1) * fy, sy + 1) - Math.max(oy * fy, sy);
+        for (let sx = Math.floor(ox * fx); sx < Math.ceil((ox + 1) * fx); sx++) {
+          const w = wy * (Math.min((ox + 1) * fx, sx + 1) - Math.max(ox * fx, sx)) / (fx * fy);
+          for (let c = 0; c < 4; c++) sum[c]! += img.data[(sy * img.width + sx) * 4 + c]! * w;
+        }
+      }
+      for (let c = 0; c < 4; c++) out[(oy * width + ox) * 4 + c] = Math.round(sum[c]!);
+    }
+  }
+  return { width, height, data: out };
+}
+
+function maxDifference(a: Uint8Array, b: Uint8Array): number {
+  assert.equal(a.length, b.length);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+  return worst;
+}
+
+pure("downscale matches the area average by definition, for whole and fractional factors", () => {
+  const img = noiseScreen(60, 90);
+  for (const [w, h] of [[30, 45], [20, 30], [39, 58], [60, 45], [17, 90]]) {
+    const fast = downscale(img, w!, h!);
+    const ref = referenceDownscale(img, w!, h!);
+    // Whole factors sum integers (exact); fractional ones carry float weights (within 1).
+    const exact = 60 % w! === 0 && 90 % h! === 0 && 60 / w! === 90 / h!;
+    assert.ok(maxDifference(fast.data, ref.data) <= (exact ? 0 : 1), `${w}×${h}`);
+  }
+});
+
+pure("readPng decodes and reduces in one pass to what decoding then downscaling gives", () => {
+  const screen = syntheticScreen(270, 600);
+  for (const png of [writeFilteredPng(screen), encodePng(screen), fastPngEncode(screen)]) {
+    const full = decodePng(png);
+    assert.deepEqual(full.data, screen.data);
+    for (const [w, h] of [[135, 300], [176, 392], [270, 600]]) {
+      const frame = readPng(png, () => ({ width: w!, height: h! }));
+      assert.deepEqual([frame.width, frame.height], [270, 600]);
+      assert.deepEqual(frame.image.data, downscale(screen, w!, h!).data, `${w}×${h}`);
+      assert.equal(frame.blank, null);
+    }
+  }
+});
+
+pure("readPng reads RGB and RGBA at every row filter, and other layouts through fast-png", () => {
+  const opaque = gradient(33, 21, false);
+  const translucent = gradient(33, 21);
+  // writeFilteredPng picks filters per row (None, Sub, Up, Average, Paeth all occur on a gradient).
+  assert.deepEqual(readPng(writeFilteredPng(translucent)).image.data, translucent.data);
+  assert.deepEqual(readPng(encodePng(opaque)).image.data, opaque.data);
+  const grey = fastPngEncode({
+    width: 4,
+    height: 1,
+    data: Uint8Array.of(0, 85, 170, 255),
+    channels: 1,
+  });
+  assert.deepEqual(
+    Array.from(readPng(grey).image.data),
+    [0, 0, 0, 255, 85, 85, 85, 255, 170, 170, 170, 255, 255, 255, 255, 255],
+  );
+});
+
+pure("a frame knows it is blank from the full-size pixels, as blankFrameKind does", () => {
+  for (const img of [uniformScreen(200, 400, [0, 0, 0]), uniformScreen(200, 400, [40, 90, 200])]) {
+    const frame = readPng(encodePng(img), fitFor(agentSizing()));
+    assert.equal(frame.blank, blankFrameKind(img));
+    assert.notEqual(frame.blank, null);
+  }
+  // One light pixel off the reduced grid still makes the frame not blank.
+  const dark = uniformScreen(200, 400, [0, 0, 0]);
+  dark.data.set([255, 255, 255], (399 * 200 + 199) * 4);
+  assert.equal(readPng(encodePng(dark), () => ({ width: 50, height: 100 })).blank, null);
+  assert.equal(frameOf(darkScreenWithText(), fitFor(agentSizing())).blank, null);
+});
+
+pure(
+  "readRawScreencap reduces every raw format in one pass, as decoding then downscaling does",
+  () => {
+    const pixels = Array.from({ length: 8 * 4 * 4 }, (_, i) => (i * 37) & 255);
+    for (const format of [1, 2, 5]) {
+      const raw = rawScreencap(8, 4, format, pixels, 16);
+      const full = decodeRawScreencap(raw);
+      const frame = readRawScreencap(raw, () => ({ width: 4, height: 2 }));
+      assert.deepEqual(frame.image.data, downscale(full, 4, 2).data, `format ${format}`);
+    }
+    const rgb565 = rawScreencap(8, 4, 4, pixels.slice(0, 64), 12);
+    assert.deepEqual(
+      readRawScreencap(rgb565, () => ({ width: 2, height: 2 })).image.data,
+      downscale(decodeRawScreencap(rgb565), 2, 2).data,
+    );
+  },
+);
+
+pure(
+  "encodeFrame gives the same image from a frame reduced while decoding as from the full one",
+  () => {
+    for (
+      const screen of [syntheticScreen(1080, 2400), syntheticScreen(1080, 2400, { photo: false })]
+    ) {
+      const png = encodePng(screen);
+      for (const sizing of [agentSizing(), visionSizing()]) {
+        const direct = encodeFrame(readPng(png, fitFor(sizing)), sizing);
+        const viaFull = encodeFrame(frameOf(screen), sizing);
+        assert.deepEqual(
+          [direct.mimeType, direct.width, direct.height, direct.scale, direct.sourceWidth],
+          [viaFull.mimeType, viaFull.width, viaFull.height, viaFull.scale, viaFull.sourceWidth],
+        );
+        assert.deepEqual(direct.bytes, viaFull.bytes);
+      }
+    }
+  },
+);
+
+pure(
+  "jpegMinBytes is a floor under every JPEG encodeJpeg writes, so a smaller PNG needs no JPEG",
+  () => {
+    for (
+      const img of [uniformScreen(540, 1200, [255, 255, 255]), uniformScreen(64, 64, [0, 0, 0])]
+    ) {
+      for (const q of [50, 80, 95]) {
+        const jpeg = encodeJpeg(img, q);
+        assert.ok(jpeg.length >= jpegMinBytes(img.width, img.height), `${img.width} q${q}`);
+      }
+    }
+    // A plain screen's PNG is far under the floor: it is sent without a JPEG being encoded.
+    const plain = uniformScreen(1080, 2400, [250, 250, 250]);
+    for (let y = 300; y < 2400; y += 300) plain.data.fill(40, y * 1080 * 4, (y + 4) * 1080 * 4);
+    const sent = prepareForAgent(plain);
+    assert.equal(sent.mimeType, "image/png");
+    assert.ok(sent.bytes.length <= jpegMinBytes(sent.width, sent.height));
   },
 );
