@@ -1,7 +1,12 @@
 // End-to-end timing of the eyes: phone_shot, the UI tree, the vision channel and phone_look, through
-// main.ts, the real adb and the simulated phone with Wi-Fi-like latency, against the same adb commands run bare.
+// main.ts, the real adb and the simulated phone, against the same adb commands run bare (the floor),
+// "fast" (the sim as it is) and "realistic" (--latency ms before every adb command, Wi-Fi-like).
 //
-//   deno run -P=test --no-prompt bench/look_bench.ts [--runs 15] [--latency 80] [--vision-delay 400]
+//   deno task bench:look [--runs 15] [--latency 80] [--vision-delay 400]
+//
+// The floors: `exec-out screencap -p` for phone_shot; `exec-out uiautomator dump /dev/tty`, one
+// device process, for the tree; raw `screencap` and the dump+cat+rm of a file for comparison. The
+// host-side rows time each step of a screenshot in this process, on the sim's own frame.
 //
 // A script, not `deno bench`: each sample is a whole tool call across three processes, and what it
 // shows is a ratio (phone_look against its slower channel), not nanoseconds. Prints medians.
@@ -11,7 +16,16 @@ import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "../tests/helpers/phone_eye.ts";
 import { startOpenAiServer } from "../tests/fixtures/openai_server.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
-import { decodePng, prepareForVision } from "../lib/image.ts";
+import {
+  agentSizing,
+  decodePng,
+  encodeFrame,
+  fitFor,
+  prepareForVision,
+  readPng,
+  readRawScreencap,
+  toBase64,
+} from "../lib/image.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { median } from "./stats.ts";
 
@@ -20,7 +34,10 @@ interface Sample {
   bytes?: number;
 }
 
-async function measure(runs: number, fn: () => Promise<number | void>): Promise<Sample[]> {
+async function measure(
+  runs: number,
+  fn: () => Promise<number | void> | number | void,
+): Promise<Sample[]> {
   for (let i = 0; i < 2; i++) await fn(); // warm up: JIT, adb connection, vision session
   const samples: Sample[] = [];
   for (let i = 0; i < runs; i++) {
@@ -73,7 +90,6 @@ async function main(argv: string[]): Promise<void> {
   };
   try {
     await adb.connect(sim.serial);
-    sim.faults.latency(latency);
     const base = { ...adb.env, ANDROID_SERIAL: sim.serial };
     const seeing = await startPhoneEye({
       env: { ...base, PHONE_EYE_VISION_BASE_URL: server.url, PHONE_EYE_VISION_MODEL: "bench" },
@@ -85,28 +101,85 @@ async function main(argv: string[]): Promise<void> {
     const dumpPath = "/data/local/tmp/bench.xml";
 
     lines.push(
-      `phone-eye eyes, ${runs} runs each (median), sim latency ${latency} ms per adb command, ` +
-        `fake vision model ${visionDelay} ms per answer, 1080×2400 screen`,
-      "",
-      "adb alone (no phone-eye):",
+      `phone-eye eyes, ${runs} runs each (median), 1080×2400 screen; fast: the sim as it is, ` +
+        `realistic: ${latency} ms per adb command; fake vision model ${visionDelay} ms per answer`,
+    );
+    // Each run takes every row in turn, so load from anything else on the machine falls on all.
+    for (const [setting, ms] of [["fast", 0], ["realistic", latency]] as const) {
+      sim.faults.latency(ms);
+      const take = {
+        shotFloor: [] as Sample[],
+        raw: [] as Sample[],
+        shot: [] as Sample[],
+        dumpFloor: [] as Sample[],
+        fileDump: [] as Sample[],
+        tree: [] as Sample[],
+      };
+      const sample = async (into: Sample[], fn: () => Promise<number | void>, warm: boolean) => {
+        const start = performance.now();
+        const bytes = await fn();
+        const took = performance.now() - start;
+        if (!warm) into.push({ ms: took, ...(bytes === undefined ? {} : { bytes }) });
+      };
+      for (let i = -2; i < runs; i++) {
+        const warm = i < 0;
+        await sample(take.shotFloor, async () => {
+          return (await bare("exec-out", "screencap -p")).stdout.length;
+        }, warm);
+        await sample(take.shot, async () => {
+          const shot = await call(blind, "phone_shot", /multiply image x,y/);
+          return Uint8Array.fromBase64(shot.content[0]?.data ?? "").length;
+        }, warm);
+        await sample(
+          take.raw,
+          async () => (await bare("exec-out", "screencap")).stdout.length,
+          warm,
+        );
+        await sample(take.dumpFloor, async () => {
+          return (await bare("exec-out", "uiautomator dump /dev/tty")).stdout.length;
+        }, warm);
+        await sample(take.tree, () => call(blind, "phone_look", /^Notes @ /m).then(() => {}), warm);
+        await sample(take.fileDump, async () => {
+          await bare("shell", `uiautomator dump ${dumpPath} && cat ${dumpPath}; rm -f ${dumpPath}`);
+        }, warm);
+      }
+      lines.push("", `${setting}${ms > 0 ? ` (${ms} ms per adb command)` : ""}:`);
+      const shotFloor = row("  floor: adb exec-out screencap -p", take.shotFloor);
+      const shot = row("  phone_shot (image bytes as sent)", take.shot);
+      row("  adb exec-out screencap (raw RGBA, no PNG)", take.raw);
+      const dumpFloor = row("  floor: adb exec-out uiautomator dump /dev/tty", take.dumpFloor);
+      const tree = row("  tree-only look: phone_look, vision unconfigured", take.tree);
+      row("  adb shell uiautomator dump FILE && cat FILE; rm -f FILE", take.fileDump);
+      lines.push(
+        `  phone_shot / floor = ${(shot / shotFloor).toFixed(2)}; ` +
+          `tree-only look / single-process dump floor = ${(tree / dumpFloor).toFixed(2)}`,
+      );
+    }
+
+    // Host side of one screenshot, in this process, on the sim's frame (PNG and raw alike).
+    sim.faults.latency(0);
+    const simPng = (await bare("exec-out", "screencap -p")).stdout;
+    const simRaw = (await bare("exec-out", "screencap")).stdout;
+    const sizing = agentSizing();
+    const frame = readPng(simPng, fitFor(sizing));
+    const encoded = encodeFrame(frame, sizing);
+    lines.push("", "host side of phone_shot, in-process (1080×2400 → 540×1200):");
+    row(
+      `  readPng: inflate, unfilter, reduce (${Math.round(simPng.length / 1024)} KB PNG)`,
+      await measure(runs, () => void readPng(simPng, fitFor(sizing))),
     );
     row(
-      "  adb exec-out screencap -p",
-      await measure(runs, async () => (await bare("exec-out", "screencap -p")).stdout.length),
+      `  readRawScreencap: reduce (${Math.round(simRaw.length / 1024)} KB raw)`,
+      await measure(runs, () => void readRawScreencap(simRaw, fitFor(sizing))),
     );
     row(
-      "  adb shell uiautomator dump && cat (one round trip)",
-      await measure(runs, async () => {
-        await bare("shell", `uiautomator dump ${dumpPath} && cat ${dumpPath}; rm -f ${dumpPath}`);
-      }),
+      `  encodeFrame → ${encoded.mimeType} ${Math.round(encoded.bytes.length / 1024)} KB`,
+      await measure(runs, () => void encodeFrame(frame, sizing)),
     );
-    row(
-      "  adb shell uiautomator dump; adb shell cat (two)",
-      await measure(runs, async () => {
-        await bare("shell", `uiautomator dump ${dumpPath}`);
-        await bare("shell", `cat ${dumpPath}`);
-      }),
-    );
+    row("  base64", await measure(runs, () => void toBase64(encoded.bytes)));
+
+    sim.faults.latency(latency);
+    lines.push("", `phone_look with vision, realistic (${latency} ms per adb command):`);
     const png = (await bare("exec-out", "screencap -p")).stdout;
     const image = prepareForVision(decodePng(png));
     const vision = createVision({
@@ -121,14 +194,6 @@ async function main(argv: string[]): Promise<void> {
       await measure(runs, async () => void await vision.describe(image, "Describe the screen.")),
     );
 
-    lines.push("", "phone-eye (main.ts over stdio):");
-    row(
-      "  phone_shot (image bytes as sent)",
-      await measure(runs, async () => {
-        const shot = await call(seeing, "phone_shot", /multiply image x,y/);
-        return Uint8Array.fromBase64(shot.content[0]?.data ?? "").length;
-      }),
-    );
     // The three looks take turns within each run, so load from anything else on the machine
     // falls on all of them alike. A dump that fails at once (not an idle-state error, so no
     // retry) leaves a look as long as its vision channel: screenshot, scaling, the model's answer.
