@@ -56,6 +56,8 @@ async function main(argv: string[]): Promise<void> {
   rig.sim.faults.latency(Number(values.latency));
   const pid = rig.eye.pid;
   await rig.client.listTools();
+  // Idle: a second after tools/list, the wait before an agent's first call.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   const idle = await memory(pid);
   const curve: Array<{ calls: number; rss: number }> = [{ calls: 0, rss: idle.rss }];
   const counts: Record<string, number> = {};
@@ -80,7 +82,7 @@ async function main(argv: string[]): Promise<void> {
     }), sim latency ${values.latency} ms, vision: local OpenAI-compatible fixture`,
   );
   console.log(`runtime flags: ${(await startFlags()).join(" ") || "(none)"}`);
-  console.log(`idle after tools/list: ${idle.rss.toFixed(1)} MiB`);
+  console.log(`idle (1 s after tools/list): ${idle.rss.toFixed(1)} MiB`);
   console.log("calls  VmRSS MiB");
   for (const p of curve) {
     console.log(`${String(p.calls).padStart(5)}  ${p.rss.toFixed(1).padStart(8)}`);

@@ -442,6 +442,100 @@ export function readPng(bytes: Uint8Array, fit?: Fit): Frame {
 }
 
 /**
+ * Inflated bytes each write to the inflater should yield: small enough that every output chunk is
+ * a small allocation the allocator reuses from call to call, large enough that a 10 MB frame
+ * takes some 160 writes.
+ */
+const INFLATE_CHUNK = 64 * 1024;
+
+/**
+ * readPng for a capture: the same Frame, but the image data is inflated as a stream (the runtime's
+ * native DecompressionStream) and each row is unfiltered and reduced as soon as it is whole, so
+ * the frame never exists at full size: two rows of it are in memory at a time, plus the output.
+ * A 1080×2400 screenshot inflates to 10 MB, which a one-shot inflate would hold at once (and the
+ * runtime frees only after a collection); streamed, the process stays within its memory budget
+ * (bench/memory_bench.ts). Layouts screencap never writes go through readPng.
+ */
+export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame> {
+  const png = checkPngBeforeDecoding(bytes, checkPngStream(bytes));
+  const { width, height, depth, colourType, interlace, keyed, zlib, expected } = png;
+  if (!(depth === 8 && interlace === 0 && (colourType === 6 || (colourType === 2 && !keyed)))) {
+    return readPng(bytes, fit);
+  }
+  const channels = colourType === 6 ? 4 : 3;
+  const stride = width * channels;
+  const rowBytes = stride + 1;
+  const reducer = rowReducer(width, height, {
+    channels,
+    red: 0,
+    blue: 2,
+    opaque: channels === 3,
+  }, fit);
+  let row = new Uint8Array(rowBytes), above = new Uint8Array(rowBytes);
+  let filled = 0, y = 0, total = 0;
+  const inflater = new DecompressionStream("deflate");
+  const writer = inflater.writable.getWriter();
+  const reader = inflater.readable.getReader();
+  // The stream's own ratio sets the slice: a flat screen inflates some 400-fold, a photo 8-fold.
+  const slice = Math.max(256, Math.floor(INFLATE_CHUNK / Math.max(1, expected / zlib.length)));
+  const feeding = (async () => {
+    for (let at = 0; at < zlib.length; at += slice) {
+      await writer.write(zlib.subarray(at, at + slice) as Uint8Array<ArrayBuffer>);
+    }
+    await writer.close();
+  })().catch(() => {}); // a failure shows on the reading side
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new ImageError(
+          "CORRUPT",
+          `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,
+          { cause: error },
+        );
+      }
+      if (chunk.done) break;
+      const data = chunk.value;
+      total += data.length;
+      if (total > expected) {
+        throw new ImageError(
+          "CORRUPT",
+          `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
+        );
+      }
+      for (let at = 0; at < data.length;) {
+        const take = Math.min(rowBytes - filled, data.length - at);
+        row.set(data.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled === rowBytes) {
+          unfilterRow(row, 1, above, 1, stride, channels, y);
+          reducer.push(row, 1);
+          const done = row;
+          row = above;
+          above = done;
+          filled = 0;
+          y++;
+        }
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+    await feeding;
+  }
+  if (total < expected) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's image data inflates to ${total} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
+    );
+  }
+  return reducer.finish();
+}
+
+/**
  * Undoes the PNG row filters (PNG spec 9.2) in place: each row is a filter byte, then `stride`
  * bytes that become the pixels; the row above is already unfiltered when a row is read.
  */
@@ -449,48 +543,65 @@ function unfilterInPlace(rows: Uint8Array, stride: number, height: number, bpp: 
   const rowBytes = stride + 1;
   for (let y = 0; y < height; y++) {
     const at = y * rowBytes + 1;
-    const end = at + stride;
-    const filter = rows[at - 1]!;
-    // Row 0 has no row above: Up is then None, Average halves the left byte, Paeth is Sub.
-    const top = y === 0;
-    switch (filter) {
-      case 0:
+    unfilterRow(rows, at, rows, at - rowBytes, stride, bpp, y);
+  }
+}
+
+/**
+ * Undoes row `y`'s filter: its filter byte at `at - 1`, its `stride` bytes from `at`, the row
+ * above (already unfiltered) from `up` in `above`. Row 0 has no row above: Up is then None,
+ * Average halves the left byte, Paeth is Sub.
+ */
+function unfilterRow(
+  row: Uint8Array,
+  at: number,
+  above: Uint8Array,
+  up: number,
+  stride: number,
+  bpp: number,
+  y: number,
+): void {
+  const end = at + stride;
+  const d = up - at; // above[i + d] is the byte over row[i]
+  const filter = row[at - 1]!;
+  const top = y === 0;
+  switch (filter) {
+    case 0:
+      break;
+    case 1:
+      for (let i = at + bpp; i < end; i++) row[i] = row[i]! + row[i - bpp]!;
+      break;
+    case 2:
+      if (!top) { for (let i = at; i < end; i++) row[i] = row[i]! + above[i + d]!; }
+      break;
+    case 3:
+      if (top) {
+        for (let i = at + bpp; i < end; i++) row[i] = row[i]! + (row[i - bpp]! >> 1);
         break;
-      case 1:
-        for (let i = at + bpp; i < end; i++) rows[i] = rows[i]! + rows[i - bpp]!;
+      }
+      for (let i = at; i < at + bpp; i++) row[i] = row[i]! + (above[i + d]! >> 1);
+      for (let i = at + bpp; i < end; i++) {
+        row[i] = row[i]! + ((row[i - bpp]! + above[i + d]!) >> 1);
+      }
+      break;
+    case 4:
+      if (top) {
+        for (let i = at + bpp; i < end; i++) row[i] = row[i]! + row[i - bpp]!;
         break;
-      case 2:
-        if (!top) { for (let i = at; i < end; i++) rows[i] = rows[i]! + rows[i - rowBytes]!; }
-        break;
-      case 3:
-        if (top) {
-          for (let i = at + bpp; i < end; i++) rows[i] = rows[i]! + (rows[i - bpp]! >> 1);
-          break;
-        }
-        for (let i = at; i < at + bpp; i++) rows[i] = rows[i]! + (rows[i - rowBytes]! >> 1);
-        for (let i = at + bpp; i < end; i++) {
-          rows[i] = rows[i]! + ((rows[i - bpp]! + rows[i - rowBytes]!) >> 1);
-        }
-        break;
-      case 4:
-        if (top) {
-          for (let i = at + bpp; i < end; i++) rows[i] = rows[i]! + rows[i - bpp]!;
-          break;
-        }
-        // The first pixel has no left neighbour: Paeth then predicts the byte above.
-        for (let i = at; i < at + bpp; i++) rows[i] = rows[i]! + rows[i - rowBytes]!;
-        for (let i = at + bpp; i < end; i++) {
-          const a = rows[i - bpp]!, b = rows[i - rowBytes]!, c = rows[i - rowBytes - bpp]!;
-          const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - c - c);
-          rows[i] = rows[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-        }
-        break;
-      default:
-        throw new ImageError(
-          "CORRUPT",
-          `PNG row ${y} uses filter type ${filter}, which the PNG specification does not define: take the screenshot again`,
-        );
-    }
+      }
+      // The first pixel has no left neighbour: Paeth then predicts the byte above.
+      for (let i = at; i < at + bpp; i++) row[i] = row[i]! + above[i + d]!;
+      for (let i = at + bpp; i < end; i++) {
+        const a = row[i - bpp]!, b = above[i + d]!, c = above[i + d - bpp]!;
+        const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - c - c);
+        row[i] = row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+      }
+      break;
+    default:
+      throw new ImageError(
+        "CORRUPT",
+        `PNG row ${y} uses filter type ${filter}, which the PNG specification does not define: take the screenshot again`,
+      );
   }
 }
 
@@ -831,13 +942,16 @@ interface RowLayout {
 
 const RGBA_LAYOUT: RowLayout = { channels: 4, red: 0, blue: 2, opaque: false };
 
+/** Takes a frame's rows one at a time, top to bottom; finish() gives the Frame once all arrived. */
+interface RowReducer {
+  /** The next row, laid out as the reducer's layout says, starting at `at` in `src`. */
+  push(src: Uint8Array, at: number): void;
+  finish(): Frame;
+}
+
 /**
  * Reads `height` rows of a `width`-pixel frame from `src` (row y at first + y * step, laid out as
- * `layout` says) and returns them as RGBA8, area-averaged down to `fit(width, height)` on the way:
- * horizontal pass per source row into one float row, then added into the one or two output rows
- * that source row overlaps (never more, since an output row spans at least one source row). Also
- * reads, from the full-size rows, whether the frame is blank (blankFrameKind's rule), stopping at
- * the first pixel that differs. Memory: the output and three float rows of output width.
+ * `layout` says) and returns them as RGBA8 (rowReducer).
  */
 function reduceRows(
   src: Uint8Array,
@@ -849,6 +963,26 @@ function reduceRows(
   fit: Fit | undefined,
   convert?: (src: Uint8Array, at: number, out: Uint8Array) => void,
 ): Frame {
+  const reducer = rowReducer(width, height, layout, fit, convert);
+  for (let y = 0; y < height; y++) reducer.push(src, first + y * step);
+  return reducer.finish();
+}
+
+/**
+ * Turns the rows of a `width`×`height` frame, pushed one by one, into RGBA8, area-averaged down to
+ * `fit(width, height)` on the way:
+ * horizontal pass per source row into one float row, then added into the one or two output rows
+ * that source row overlaps (never more, since an output row spans at least one source row). Also
+ * reads, from the full-size rows, whether the frame is blank (blankFrameKind's rule), stopping at
+ * the first pixel that differs. Memory: the output and three float rows of output width.
+ */
+function rowReducer(
+  width: number,
+  height: number,
+  layout: RowLayout,
+  fit: Fit | undefined,
+  convert?: (src: Uint8Array, at: number, out: Uint8Array) => void,
+): RowReducer {
   const size = fit?.(width, height) ?? { width, height };
   const outW = size.width, outH = size.height;
   if (outW > width || outH > height || outW < 1 || outH < 1) {
@@ -897,8 +1031,10 @@ function reduceRows(
   const even = new Float32Array(rowLen), odd = new Float32Array(rowLen);
   const acc = (row: number) => (row & 1 ? odd : even);
   let done = 0; // output rows written
-  for (let y = 0; y < height; y++) {
-    let buf = src, at = first + y * step;
+  let next = 0; // the next source row
+  function push(src: Uint8Array, start: number): void {
+    const y = next++;
+    let buf = src, at = start;
     if (scratch) {
       convert!(src, at, scratch);
       buf = scratch;
@@ -928,7 +1064,7 @@ function reduceRows(
         out[o + 2] = buf[p + blue]!;
         out[o + 3] = opaque ? 255 : buf[p + 3]!;
       }
-      continue;
+      return;
     }
     const ar = at + red, ag = at + 1, ab = at + blue, aa = at + 3;
     if (k > 0) {
@@ -952,11 +1088,11 @@ function reduceRows(
         const o = done * rowLen;
         // Round half up, as the weighted path's +0.5 does.
         for (let i = 0; i < rowLen; i++) out[o + i] = ((sums[i]! + half) / area) | 0;
-        if (opaque) for (let i = o + 3; i < o + rowLen; i += 4) out[i] = 255;
+        if (opaque) { for (let i = o + 3; i < o + rowLen; i += 4) out[i] = 255; }
         sums.fill(0);
         done++;
       }
-      continue;
+      return;
     }
     for (let ox = 0, o = 0, t = xStart[0]!; ox < outW; ox++, o += 4) {
       let r = 0, g = 0, b = 0, a = 0;
@@ -991,8 +1127,12 @@ function reduceRows(
       done++;
     }
   }
-  const kind = blank ? (Math.max(r0, g0, b0) <= 8 ? "black" : "uniform") : null;
-  return { image: { width: outW, height: outH, data: out }, width, height, blank: kind };
+  function finish(): Frame {
+    if (next !== height) throw new Error(`rowReducer: ${next} of ${height} rows pushed`);
+    const kind = blank ? (Math.max(r0, g0, b0) <= 8 ? "black" : "uniform") : null;
+    return { image: { width: outW, height: outH, data: out }, width, height, blank: kind };
+  }
+  return { push, finish };
 }
 
 /** A decoded RGBA image as a Frame: reduced to `fit` if given, blank-checked. */

@@ -16,7 +16,7 @@ import {
   type Frame,
   ImageError,
   isCompletePng,
-  readPng,
+  readPngStream,
   readRawScreencap,
 } from "./image.ts";
 import { type DumpResult, extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
@@ -68,7 +68,7 @@ export async function captureScreen(
   let png = (): Uint8Array => stdout;
   let note: string | undefined;
   try {
-    frame = readPng(stdout, fit);
+    frame = await readPngStream(stdout, fit);
   } catch (error) {
     if (!(error instanceof ImageError)) throw error;
     const raw = await device.run(screencapRawCommand(), { action });

@@ -27,6 +27,7 @@ import {
   prepareForAgent,
   prepareForVision,
   readPng,
+  readPngStream,
   readRawScreencap,
   type RgbaImage,
   scaleNote,
@@ -797,3 +798,68 @@ pure(
     assert.ok(sent.bytes.length <= jpegMinBytes(sent.width, sent.height));
   },
 );
+
+// --- the capture's streaming decode ------------------------------------------------------------
+
+/** The ImageError code and message an async decode rejects with. */
+async function rejection(
+  work: Promise<unknown>,
+): Promise<{ code: ImageErrorCode; message: string }> {
+  try {
+    await work;
+  } catch (error) {
+    assert.ok(error instanceof ImageError, `expected ImageError, got ${error}`);
+    return { code: error.code, message: error.message };
+  }
+  throw new Error("the decode did not fail");
+}
+
+Deno.test({
+  name: "readPngStream gives readPng's frame, from one IDAT or many, at any size asked",
+  permissions: "none",
+  async fn() {
+    const screen = syntheticScreen(540, 1200);
+    const pngs = [writeFilteredPng(screen), encodePng(screen), encodePng(gradient(33, 21))];
+    for (const png of pngs) {
+      for (
+        const fit of [undefined, fitFor(agentSizing({ maxEdge: 300 })), fitFor(visionSizing())]
+      ) {
+        const streamed = await readPngStream(png, fit);
+        const whole = readPng(png, fit);
+        assert.deepEqual(
+          [streamed.width, streamed.height, streamed.blank],
+          [whole.width, whole.height, whole.blank],
+        );
+        assert.deepEqual(streamed.image, whole.image);
+      }
+    }
+    const black = encodePng(uniformScreen(100, 200, [0, 0, 0]));
+    assert.equal((await readPngStream(black, fitFor(agentSizing()))).blank, "black");
+  },
+});
+
+Deno.test({
+  name: "readPngStream refuses a zlib bomb, short data and a broken stream as readPng does",
+  permissions: "none",
+  async fn() {
+    const rgba64 = ihdrBody(64, 64); // 16448 bytes once inflated
+    const withData = (rows: Uint8Array) =>
+      writePngChunks([["IHDR", rgba64], ["IDAT", new Uint8Array(deflateSync(rows))], END]);
+    const broken = withData(new Uint8Array(16_448));
+    broken.fill(0xa5, 8 + 25 + 8 + 2, 8 + 25 + 8 + 40);
+    const cases: Array<[Uint8Array, ImageErrorCode, RegExp]> = [
+      [withData(new Uint8Array(16 << 20)), "CORRUPT", /inflates to more than the 16448 bytes/],
+      [withData(new Uint8Array(16_449)), "CORRUPT", /more than the 16448/],
+      [withData(new Uint8Array(16_447)), "CORRUPT", /16447 bytes, short of/],
+      [broken, "CORRUPT", /take the screenshot again/],
+      [writePngChunks([["IHDR", rgba64], END]), "EMPTY", /no IDAT chunk/],
+      [new Uint8Array(0), "EMPTY", /0 bytes/],
+    ];
+    for (const [png, code, message] of cases) {
+      const streamed = await rejection(readPngStream(png));
+      assert.equal(streamed.code, code, streamed.message);
+      assert.match(streamed.message, message);
+      throwsCode(() => readPng(png), code);
+    }
+  },
+});

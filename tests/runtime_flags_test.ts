@@ -14,8 +14,13 @@ Deno.test({
       runtimeFlags(task("deno run -P --no-prompt --conditions=browser --v8-flags=--x main.ts")),
       ["--conditions=browser", "--v8-flags=--x"],
     );
-    assert.deepEqual(runtimeFlags(task("deno run -P=default --no-prompt main.ts")), []);
-    assert.deepEqual(runtimeFlags(denoJson), ["--conditions=browser"]);
+    assert.deepEqual(runtimeFlags(task("deno run -q -P=default --no-prompt main.ts")), []);
+    assert.deepEqual(runtimeFlags(denoJson), [
+      "--conditions=browser",
+      "--v8-flags=--expose-gc,--max-semi-space-size=1",
+    ]);
+    // `deno task doctor` runs the same server with the same flags.
+    assert.equal(denoJson.tasks.doctor, `${denoJson.tasks.start} --doctor`);
   },
 });
 

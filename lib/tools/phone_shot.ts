@@ -13,11 +13,15 @@ export const phoneShot = defineTool({
   annotations: LOOKS_ONLY,
   async handler({ device, saveShot }) {
     // The capture and the codecs load on first use: start-up to tools/list never pays for them.
-    const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
-      await Promise.all([import("../screen.ts"), import("../image.ts")]);
+    const [
+      { captureScreen },
+      { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 },
+      { releaseYoungGarbage },
+    ] = await Promise.all([import("../screen.ts"), import("../image.ts"), import("../memory.ts")]);
     const sizing = agentSizing();
     const shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
     const image = encodeFrame(shot.frame, sizing);
+    releaseYoungGarbage(); // the decode's and encoder's buffers: only `image` lives on
     const lines = [scaleNote(image)];
     if (shot.note) lines.push(`Note: ${shot.note}.`);
     if (saveShot) lines.push(await saveShot(shot.png()));
