@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { withExitMarker } from "../lib/adb/exit_marker.ts";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
-import { startPhoneEye, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
+import { startFlags, startPhoneEye, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
 import { median, time } from "./stats.ts";
 
@@ -24,47 +24,71 @@ async function main(): Promise<void> {
   const env = { ...adb.env, ANDROID_SERIAL: sim.serial };
 
   try {
-    // Start-up: spawn → initialize → tools/list, against Deno's own start-up as the baseline.
+    // Start-up: spawn → initialize → tools/list, against Deno's own start-up as the baseline,
+    // with deno.json's start flags (production), with them and no V8 code cache (a first run),
+    // without the V8 ones (V8's default heap), and with none at all (the SDK's default AJV
+    // validator too).
+    // Each variant runs as a block after one unmeasured run: V8's code cache is tied to the V8
+    // flags it was made under, so alternating variants would measure a cold cache every time.
     const flags = await testPermissionFlags();
+    const start = await startFlags();
     const empty = await Deno.makeTempFile({ suffix: ".ts" });
     await Deno.writeTextFile(empty, "");
+    const variants: Array<[string, string[]]> = [
+      [`start flags (${start.join(" ")})`, start],
+      ["start flags, --no-code-cache", [...start, "--no-code-cache"]],
+      ["start flags but the V8 ones", start.filter((f) => !f.startsWith("--v8-flags"))],
+      ["no runtime flags", []],
+    ];
+    const starts = Math.min(RUNS, 10);
     const denoStart: number[] = [];
-    const toList: number[] = [];
-    for (let i = 0; i < Math.min(RUNS, 10); i++) {
-      denoStart.push(
-        await time(() =>
-          new Deno.Command(Deno.execPath(), { args: ["run", "--no-prompt", empty], stdin: "null" })
-            .output()
-        ),
+    for (let i = -1; i < starts; i++) {
+      const took = await time(() =>
+        new Deno.Command(Deno.execPath(), { args: ["run", "--no-prompt", empty], stdin: "null" })
+          .output()
       );
-      const t0 = performance.now();
-      const eye = await startPhoneEye({ env, flags });
-      await eye.client.listTools();
-      toList.push(performance.now() - t0);
-      await eye.close();
+      if (i >= 0) denoStart.push(took);
+    }
+    const toList = variants.map(() => [] as number[]);
+    for (const [v, [, runtimeFlags]] of variants.entries()) {
+      for (let i = -1; i < starts; i++) {
+        const t0 = performance.now();
+        const eye = await startPhoneEye({ env, flags, runtimeFlags });
+        await eye.client.listTools();
+        if (i >= 0) toList[v]!.push(performance.now() - t0);
+        await eye.close();
+      }
     }
     await Deno.remove(empty);
     const imports: Record<string, number[]> = {};
     for (let i = 0; i < Math.min(RUNS, 10); i++) {
       const { stdout } = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-prompt", new URL("./import_cost.ts", import.meta.url).pathname],
+        args: [
+          "run",
+          "--no-prompt",
+          ...start,
+          new URL("./import_cost.ts", import.meta.url).pathname,
+        ],
         stdin: "null",
         stderr: "null",
       }).output();
       const sample: Record<string, number> = JSON.parse(new TextDecoder().decode(stdout));
       for (const [name, t] of Object.entries(sample)) (imports[name] ??= []).push(t);
     }
-    console.log(`start-up to tools/list: median ${ms(median(toList))}`);
     console.log(
-      `  baseline, deno running an empty file: ${ms(median(denoStart))}; phone-eye's own share: ${
-        ms(median(toList) - median(denoStart))
-      }`,
+      `start-up, spawn → initialize → tools/list answered (median of ${denoStart.length}):`,
     );
+    console.log(`  deno running an empty file (the baseline): ${ms(median(denoStart))}`);
+    for (const [v, [name]] of variants.entries()) {
+      console.log(`  phone-eye, ${name}: ${ms(median(toList[v]!))}`);
+    }
     console.log(
-      `  of which imports: ${
-        Object.entries(imports).map(([name, t]) => `${name} ${ms(median(t))}`).join(", ")
-      }`,
+      `  phone-eye's own share with the start flags: ${ms(median(toList[0]!) - median(denoStart))}`,
     );
+    console.log(`  imports, in one process with the start flags (median, in load order):`);
+    for (const [name, t] of Object.entries(imports)) {
+      console.log(`    ${name.padEnd(52)} ${ms(median(t)).padStart(9)}`);
+    }
 
     const eye = await startPhoneEye({ env });
     await eye.client.callTool({ name: "phone_key", arguments: { key: "home" } }); // warm: wm size

@@ -1,20 +1,48 @@
-// Times the imports main.ts pays for before it can answer tools/list, in this process, and prints
-// them as JSON. Run by bench/hand_bench.ts in a fresh process per sample (a module loads once).
+// Times, in this process, each part of what main.ts loads before it can answer tools/list, in load
+// order, and prints them as JSON (milliseconds). Run by bench/hand_bench.ts in a fresh process per
+// sample with the start task's flags (a module loads once per process). "deno start" is Deno's own
+// start-up up to this module's first line (performance.now() counts from the process's start).
 
-const times: Record<string, number> = {};
+const times: Record<string, number> = { "deno start, to this module's first line": 0 };
+times["deno start, to this module's first line"] = performance.now();
 let t = performance.now();
-for (
-  const [name, load] of [
-    ["zod", () => import("zod")],
-    ["mcp server sdk", () => import("@modelcontextprotocol/server")],
-    ["mcp stdio", () => import("@modelcontextprotocol/server/stdio")],
-    ["phone-eye lib", () => import("../lib/server.ts")],
-  ] as const
-) {
+const steps: Array<[string, () => Promise<unknown>]> = [
+  ["zod", () => import("zod")],
+  // The SDK's entry: its protocol schemas (built with zod at load), the server, the JSON Schema
+  // validator the _shims export picks (the small cf-worker one under the browser condition).
+  [
+    "@modelcontextprotocol/server (schemas, server, validator)",
+    () => import("@modelcontextprotocol/server"),
+  ],
+  ["@modelcontextprotocol/server/stdio", () => import("@modelcontextprotocol/server/stdio")],
+  ["lib/adb (device, runner, commands, errors)", () => import("../lib/adb/device.ts")],
+  ["lib/tools (the seven definitions and the hand)", () => import("../lib/tools/index.ts")],
+  ["lib/server.ts", () => import("../lib/server.ts")],
+  ["lib/config.ts, sandbox.ts, vision seam", () =>
+    Promise.all([
+      import("../lib/config.ts"),
+      import("../lib/sandbox.ts"),
+      import("../lib/vision/vision.ts"),
+    ])],
+  ["main.ts (the rest: doctor and vision stay unloaded)", () => import("../main.ts")],
+];
+for (const [name, load] of steps) {
   await load();
   const now = performance.now();
   times[name] = now - t;
   t = now;
 }
+// Building the server and its tool list (each zod schema turned into JSON Schema happens on the
+// first tools/list; createServer registers the tools).
+const { createServer } = await import("../lib/server.ts");
+const { createVision } = await import("../lib/vision/vision.ts");
+createServer({
+  device: {} as never,
+  vision: createVision({ route: "none" }),
+  saveShot: undefined,
+  lookBudgetMs: 45_000,
+  logError: () => {},
+});
+times["createServer (registers the seven tools)"] = performance.now() - t;
 // deno-lint-ignore no-console
 console.log(JSON.stringify(times));

@@ -49,6 +49,8 @@ export interface PhoneEyeOptions {
   shotsDir?: string;
   /** Replaces the permission flags entirely (for refusal tests). */
   flags?: string[];
+  /** Replaces the start task's runtime flags (benches compare start-up without them). */
+  runtimeFlags?: string[];
 }
 
 /**
@@ -76,7 +78,7 @@ export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeP
     args: [
       "run",
       "--no-prompt",
-      ...await startFlags(),
+      ...(options.runtimeFlags ?? await startFlags()),
       ...flags,
       `${ROOT}main.ts`,
       ...(options.args ?? []),
