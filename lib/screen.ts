@@ -146,10 +146,10 @@ export async function readUiTree(device: Device, action: string): Promise<UiElem
   let lastReason = "";
   for (const { compressed, waitMs } of IDLE_RETRIES) {
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-    let dump = await dumpOnce(device, action, compressed);
-    if (!dump.ok && !device.quirks.ttyDumpRefused && ttyRefused(dump)) {
+    let { dump, text } = await dumpOnce(device, action, compressed);
+    if (!dump.ok && !device.quirks.ttyDumpRefused && ttyRefused(text)) {
       device.quirks.ttyDumpRefused = true;
-      dump = await dumpOnce(device, action, compressed);
+      ({ dump, text } = await dumpOnce(device, action, compressed));
     }
     if (dump.ok) return parseUiTree(dump.xml);
     lastReason = dump.reason;
@@ -166,18 +166,38 @@ export async function readUiTree(device: Device, action: string): Promise<UiElem
   );
 }
 
-/** One dump, to /dev/tty unless this phone refused it before. */
-async function dumpOnce(device: Device, action: string, compressed: boolean): Promise<DumpResult> {
-  const command = device.quirks.ttyDumpRefused
-    ? uiDumpCommand(freshDumpPath(), compressed)
-    : uiDumpToTtyCommand(compressed);
-  return extractDump((await device.run(command, { action })).text);
+/** One dump, to /dev/tty unless this phone refused it before; what it printed, and its XML. */
+async function dumpOnce(
+  device: Device,
+  action: string,
+  compressed: boolean,
+): Promise<{ dump: DumpResult; text: string }> {
+  const out = device.quirks.ttyDumpRefused
+    ? await device.run(uiDumpCommand(freshDumpPath(), compressed), { action })
+    : await device.run(uiDumpToTtyCommand(compressed), { action, complete: dumpFinished });
+  return { dump: extractDump(out.text), text: out.text };
 }
 
 /**
- * A /dev/tty dump that printed no XML and no uiautomator ERROR line: the dumper could not open
- * /dev/tty (it only logs that, uiDumpToTtyCommand), so the file path is tried.
+ * Whether a /dev/tty dump's output ran to its end: uiautomator's last words are its "dumped to"
+ * line or an ERROR line (stderr shares the stream under exec-out), and text that is no XML at all
+ * (a shell's "uiautomator: not found") is an answer too. Nothing at all, or XML that stops before
+ * that last line, is what `adb exec-out` returns with exit status 0 when the link drops
+ * mid-transfer (ANDROID.md, "The adb client"): the device layer then reconnects and reads again.
  */
-function ttyRefused(dump: Extract<DumpResult, { ok: false }>): boolean {
-  return !dump.reason.startsWith("ERROR:") && dump.reason.startsWith("no XML in output");
+function dumpFinished(stdout: Uint8Array): boolean {
+  if (stdout.length === 0) return false;
+  const decoder = new TextDecoder();
+  const tail = decoder.decode(stdout.subarray(Math.max(0, stdout.length - 4096)));
+  if (/dumped to:|ERROR:/i.test(tail)) return true;
+  return !/<\?xml|<hierarchy/.test(decoder.decode(stdout.subarray(0, 512)));
+}
+
+/**
+ * What a phone prints when its dumper cannot open /dev/tty: only the "dumped to: /dev/tty" line,
+ * no XML and no ERROR (it logs the IOException, uiDumpToTtyCommand). Then the file path is used.
+ */
+function ttyRefused(text: string): boolean {
+  return /dumped to:\s*\/dev\/tty/i.test(text) && !text.includes("<hierarchy") &&
+    !/^\s*ERROR:/m.test(text);
 }

@@ -120,14 +120,17 @@ export const screencapRawCommand = (): DeviceCommand => execOut("screencap");
  * The UI tree in one device command and no file: uiautomator writes the XML to /dev/tty, which is
  * the stream adb reads, then prints "UI hierchary dumped to: /dev/tty" (ANDROID.md) right after
  * it, with no newline between. This is how the most-used peer, mobile-mcp, reads the tree. With no
- * file there is no earlier dump to read back by mistake and nothing to remove. Where /dev/tty
+ * file there is no earlier dump to read back by mistake and nothing to remove. Through exec-out,
+ * as the peer sends it: no exit-status marker to print and read (uiautomator exits 0 whatever
+ * happened), and its ERROR lines arrive on the same stream; screen.ts checks the output ran to
+ * its "dumped to" or ERROR line instead. Where /dev/tty
  * cannot be opened the dumper only logs the IOException (AccessibilityNodeInfoDumper.
  * dumpWindowToFile,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/core-src/com/android/uiautomator/core/AccessibilityNodeInfoDumper.java)
  * and still prints the "dumped to" line: no XML in the output is the sign to use uiDumpCommand.
  */
 export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
-  return shell(`uiautomator dump${compressed ? " --compressed" : ""} /dev/tty`);
+  return execOut(`uiautomator dump${compressed ? " --compressed" : ""} /dev/tty`);
 }
 
 /**
