@@ -4,6 +4,7 @@ import {
   inputFailure,
   intentCommand,
   isReplayable,
+  outputKind,
   parsePackageList,
   parseResolvedActivity,
   parseWmSize,
@@ -15,6 +16,7 @@ import {
   tapCommand,
   typeTextCommand,
   uiDumpCommand,
+  uiDumpToTtyCommand,
 } from "../lib/adb/commands.ts";
 import { hostileStrings } from "./fixtures/hostile_strings.ts";
 
@@ -417,3 +419,20 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test({
+  name: "the UI tree is one exec-out command read under the text cap; only screencap is an image",
+  permissions: "none",
+  fn() {
+    assert.deepEqual(uiDumpToTtyCommand(false), {
+      service: "exec-out",
+      shell: "uiautomator dump /dev/tty",
+    });
+    assert.equal(uiDumpToTtyCommand(true).shell, "uiautomator dump --compressed /dev/tty");
+    assert.ok(isReplayable(uiDumpToTtyCommand(false)));
+    assert.equal(outputKind(uiDumpToTtyCommand(false)), "text");
+    assert.equal(outputKind({ service: "exec-out", shell: "screencap -p" }), "image");
+    assert.equal(outputKind({ service: "exec-out", shell: "screencap" }), "image");
+    assert.equal(outputKind(uiDumpCommand("/data/local/tmp/x.xml", false)), "text");
+  },
+});

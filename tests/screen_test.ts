@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError } from "../lib/adb/errors.ts";
+import { agentSizing, decodePng, fitFor } from "../lib/image.ts";
 import { captureScreen } from "../lib/screen.ts";
 import { exited, fakeAdb, type FakeAnswer } from "./helpers/fake_adb.ts";
 
@@ -21,6 +22,9 @@ function rawFrame(width: number, height: number): FakeAnswer {
   return { kind: "exited", code: 0, stdout: out, stderr: "" };
 }
 
+/** Decode at the frame's own size. */
+const FULL_SIZE = (width: number, height: number) => ({ width, height });
+
 function deviceAnswering(png: FakeAnswer, raw: FakeAnswer) {
   const adb = fakeAdb([[/exec-out screencap -p$/, png], [/exec-out screencap$/, raw]]);
   return { adb, device: createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 }) };
@@ -33,16 +37,19 @@ Deno.test({
     // Android 10-14 with a FLAG_SECURE window: screencap exits 1 with no output, and exec-out
     // turns that into empty and 0 (ANDROID.md, `screencap`).
     const { adb, device } = deviceAnswering(exited(0, ""), exited(0, ""));
-    await assert.rejects(captureScreen(device, "take a screenshot"), (error: unknown) => {
-      assert.ok(error instanceof AdbError);
-      assert.equal(error.code, "COMMAND_FAILED");
-      assert.match(
-        error.message,
-        /^Cannot take a screenshot: the phone returned no image at all, .*secure window .*FLAG_SECURE: banking apps, password.*screen is off or locked\. phone_look's \[ui-tree\] still lists the screen's elements .*phone_key "wake"/,
-      );
-      assert.doesNotMatch(error.message, /MIUI|reboot/);
-      return true;
-    });
+    await assert.rejects(
+      captureScreen(device, "take a screenshot", FULL_SIZE),
+      (error: unknown) => {
+        assert.ok(error instanceof AdbError);
+        assert.equal(error.code, "COMMAND_FAILED");
+        assert.match(
+          error.message,
+          /^Cannot take a screenshot: the phone returned no image at all, .*secure window .*FLAG_SECURE: banking apps, password.*screen is off or locked\. phone_look's \[ui-tree\] still lists the screen's elements .*phone_key "wake"/,
+        );
+        assert.doesNotMatch(error.message, /MIUI|reboot/);
+        return true;
+      },
+    );
     assert.deepEqual(adb.sent, ["screencap -p", "screencap"]);
   },
 });
@@ -56,7 +63,7 @@ Deno.test({
       exited(0, "Capturing failed.\n"),
     );
     await assert.rejects(
-      captureScreen(device, "take a screenshot"),
+      captureScreen(device, "take a screenshot", FULL_SIZE),
       /no image at all, from "screencap -p" nor from raw "screencap" \(it said "Failed to take screenshot\. Status: -1"\)\. Android 10-14 refuse .*secure window/,
     );
   },
@@ -67,9 +74,11 @@ Deno.test({
   permissions: "none",
   async fn() {
     const { device } = deviceAnswering(exited(0, ""), rawFrame(8, 4));
-    const shot = await captureScreen(device, "take a screenshot");
-    assert.deepEqual([shot.image.width, shot.image.height], [8, 4]);
-    assert.equal(shot.png, undefined);
+    const shot = await captureScreen(device, "take a screenshot", FULL_SIZE);
+    assert.deepEqual([shot.frame.image.width, shot.frame.image.height], [8, 4]);
+    assert.deepEqual([shot.frame.width, shot.frame.height], [8, 4]);
+    // PHONE_EYE_SHOTS gets a PNG encoded on the host from the raw frame, only when asked.
+    assert.deepEqual(decodePng(shot.png()).data, shot.frame.image.data);
     assert.match(shot.note ?? "", /empty PNG \(a known quirk of some MIUI builds\)/);
   },
 });
@@ -80,8 +89,24 @@ Deno.test({
   async fn() {
     const { device } = deviceAnswering(exited(0, ""), exited(0, "garbage"));
     await assert.rejects(
-      captureScreen(device, "take a screenshot"),
+      captureScreen(device, "take a screenshot", FULL_SIZE),
       /returned an empty PNG and the raw "screencap" fallback failed too .*Some MIUI builds/,
     );
+  },
+});
+
+Deno.test({
+  name: "the raw fallback is reduced to the size asked for, straight from the phone's bytes",
+  permissions: "none",
+  async fn() {
+    const { device } = deviceAnswering(exited(0, ""), rawFrame(16, 32));
+    const shot = await captureScreen(
+      device,
+      "take a screenshot",
+      fitFor(agentSizing({ maxEdge: 8 })),
+    );
+    assert.deepEqual([shot.frame.image.width, shot.frame.image.height], [4, 8]);
+    assert.deepEqual([shot.frame.width, shot.frame.height], [16, 32]);
+    assert.equal(shot.frame.blank, null);
   },
 });

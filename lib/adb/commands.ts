@@ -24,11 +24,13 @@ export interface DeviceCommand {
 }
 
 /**
- * What a command prints, which sets how much of it the runner reads: exec-out carries the
- * screenshots (the only binary output phone-eye asks for), shell carries text.
+ * What a command prints, which sets how much of it the runner reads: `screencap` carries the
+ * screenshots (the only binary output phone-eye asks for); everything else is text, including the
+ * UI dump that exec-out carries from /dev/tty (uiDumpToTtyCommand).
  */
 export function outputKind(command: DeviceCommand): OutputKind {
-  return command.service === "exec-out" ? "image" : "text";
+  const program = command.shell.trimStart().split(/\s/, 1)[0];
+  return command.service === "exec-out" && program === "screencap" ? "image" : "text";
 }
 
 /**
