@@ -3,6 +3,7 @@
 // configs are, without Deno's experimental-permissions warning; an MCP client's pipe gets nothing.
 
 import assert from "node:assert/strict";
+import denoJson from "../deno.json" with { type: "json" };
 import { TERMINAL_HINT } from "../lib/config.ts";
 import { denoDir } from "./helpers/phone_eye.ts";
 
@@ -62,10 +63,7 @@ Deno.test({
       assert.notEqual(status.code, 0, "ended by Ctrl-C");
     }
     const lines = seen.split(/\r?\n/).filter((l) => l.trim() !== "" && l.trim() !== "^C");
-    assert.deepEqual(lines, [
-      "Task start deno run -q -P --no-prompt main.ts",
-      TERMINAL_HINT,
-    ]);
+    assert.deepEqual(lines, [`Task start ${denoJson.tasks.start}`, TERMINAL_HINT]);
     assert.doesNotMatch(seen, /experimental feature/);
     assert.match(TERMINAL_HINT, /waiting for an MCP client on stdin/);
     assert.match(TERMINAL_HINT, /"Add it to your MCP client"/);
