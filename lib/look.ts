@@ -11,7 +11,7 @@ import {
   snapPoints,
 } from "./fusion.ts";
 import { encodeFrame, fitFor, visionSizing } from "./image.ts";
-import { releaseYoungGarbage } from "./memory.ts";
+import { releaseScreenshotGarbage } from "./memory.ts";
 import { captureScreen, readUiTree } from "./screen.ts";
 import {
   type Size,
@@ -128,7 +128,7 @@ async function see(
   stage.shotMs = Date.now() - started;
   step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
   const image = encodeFrame(shot.frame, sizing);
-  releaseYoungGarbage(); // the decode's and encoder's buffers: only `image` lives on
+  releaseScreenshotGarbage(); // the decode's and encoder's buffers: only `image` lives on
   const screen = { width: image.sourceWidth, height: image.sourceHeight };
   const saving = saveShot?.(shot.png());
   try {

@@ -1,18 +1,28 @@
 // Hands a screenshot's short-lived native buffers back as soon as the tool is done with them.
-// A no-op unless V8 exposes gc (deno.json's start task passes --expose-gc; see releaseYoungGarbage).
+// A no-op unless V8 exposes gc: deno.json's start task passes --expose-gc.
 
-/** The gc V8 exposes under --expose-gc: a full collection, here started as a task of its own. */
-type ExposedGc = (options?: { type?: "minor" | "major"; execution?: "sync" | "async" }) => void;
+/** The gc V8 exposes under --expose-gc (v8/src/extensions/gc-extension.cc's options). */
+type ExposedGc = (options?: {
+  type?: "minor" | "major";
+  execution?: "sync" | "async";
+  flavor?: "regular" | "last-resort";
+}) => void;
 
 /**
- * Runs a young-generation collection (a scavenge, well under a millisecond with phone-eye's small
- * heap). A screenshot turns over some 15 MB of typed-array backing stores (compressed chunks, the
- * inflater's output, the reduced frame, the encoder's rows) whose JS objects die young; V8 counts
- * that memory against an external allowance of about 64 MB before it collects on its own, and the
- * freed pages then stay in the process. Collecting right after each capture keeps resident memory
- * flat at its working size instead (bench/memory_bench.ts shows the curve with and without).
+ * Collects everything a screenshot left behind, in a task of its own right after the tool call
+ * (`execution: "async"`: the answer is not held up). A screenshot turns over some 15 MB of
+ * typed-array backing stores (the inflater's chunks, the reduced frame, the encoder's rows) and,
+ * when it is a JPEG, megabytes of jpeg-js's tables on the JS heap; V8 counts the first against an
+ * external allowance of about 64 MB before it collects on its own, and keeps the heap pages the
+ * second grew. The last-resort flavour is the full collection that also hands emptied pages back
+ * (V8's CollectAllAvailableGarbage), so resident memory stays at its working size instead of
+ * climbing: bench/memory_bench.ts ends 200 calls near 85-92 MiB this way, against 317 MiB before.
  * Without --expose-gc (a plain `deno run main.ts`) nothing happens and V8 collects when it will.
  */
-export function releaseYoungGarbage(): void {
-  (globalThis as { gc?: ExposedGc }).gc?.({ type: "major", execution: "async" });
+export function releaseScreenshotGarbage(): void {
+  (globalThis as { gc?: ExposedGc }).gc?.({
+    type: "major",
+    execution: "async",
+    flavor: "last-resort",
+  });
 }

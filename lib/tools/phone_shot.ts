@@ -16,12 +16,12 @@ export const phoneShot = defineTool({
     const [
       { captureScreen },
       { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 },
-      { releaseYoungGarbage },
+      { releaseScreenshotGarbage },
     ] = await Promise.all([import("../screen.ts"), import("../image.ts"), import("../memory.ts")]);
     const sizing = agentSizing();
     const shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
     const image = encodeFrame(shot.frame, sizing);
-    releaseYoungGarbage(); // the decode's and encoder's buffers: only `image` lives on
+    releaseScreenshotGarbage(); // the decode's and encoder's buffers: only `image` lives on
     const lines = [scaleNote(image)];
     if (shot.note) lines.push(`Note: ${shot.note}.`);
     if (saveShot) lines.push(await saveShot(shot.png()));
