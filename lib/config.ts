@@ -1,7 +1,6 @@
 // Turns environment variables and command-line flags into one Config value.
 // Pure: the caller passes the env reader and argv, so tests need no permissions.
 
-import { parseArgs } from "node:util";
 import denoJson from "../deno.json" with { type: "json" };
 import {
   DEFAULT_ADB_TIMEOUT_MS,
@@ -83,25 +82,14 @@ export const TERMINAL_HINT =
 /** Parses argv into the command to run, refusing unknown flags with the usage text. */
 export function parseCommandLine(argv: readonly string[]): { command: Command; serial?: string } {
   // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
-  // after the task name, separator included), and parseArgs would read what follows as positional.
+  // after the task name, separator included); it is not an argument of phone-eye's.
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
-  let parsed;
+  let values;
   try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        serial: { type: "string" },
-        doctor: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "V" },
-      },
-    });
+    values = readFlags(args);
   } catch (err) {
     throw new ConfigError(`${(err as Error).message}\n\n${USAGE}`);
   }
-  const { values } = parsed;
   const command: Command = values.help
     ? "help"
     : values.version
@@ -110,6 +98,49 @@ export function parseCommandLine(argv: readonly string[]): { command: Command; s
     ? "doctor"
     : "serve";
   return values.serial === undefined ? { command } : { command, serial: values.serial };
+}
+
+/** The boolean flags, by long name and by short letter. */
+const SWITCHES: Record<string, "doctor" | "help" | "version"> = {
+  "--doctor": "doctor",
+  "--help": "help",
+  "-h": "help",
+  "--version": "version",
+  "-V": "version",
+};
+
+/**
+ * phone-eye's four flags, read strictly as node:util's parseArgs reads them (and in its words):
+ * `--serial VALUE` or `--serial=VALUE`, the switches alone, no positional arguments, nothing
+ * unknown. Written out because loading Node's util module costs ~5 ms of start-up and ~6 MB of
+ * memory (bench/hand_bench.ts) for four flags.
+ */
+function readFlags(args: readonly string[]) {
+  const values: { serial?: string; doctor?: true; help?: true; version?: true } = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const name = eq < 0 ? arg : arg.slice(0, eq);
+    if (name === "--serial") {
+      const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
+      if (value === undefined || (eq < 0 && value.startsWith("-"))) {
+        throw new Error("Option '--serial <value>' argument missing");
+      }
+      values.serial = value;
+    } else if (SWITCHES[name] !== undefined) {
+      if (eq >= 0) throw new Error(`Option '${name}' does not take an argument`);
+      values[SWITCHES[name]] = true;
+    } else if (arg.startsWith("-") && arg !== "-") {
+      throw new Error(
+        `Unknown option '${name}'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "${name}"`,
+      );
+    } else {
+      throw new Error(
+        `Unexpected argument '${arg}'. This command does not take positional arguments`,
+      );
+    }
+  }
+  return values;
 }
 
 /** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */

@@ -127,6 +127,14 @@ Deno.test({
       /Unknown option '--shell'[\s\S]*Usage: phone-eye/,
     );
     assert.throws(() => parseCommandLine(["extra"]), /Usage: phone-eye/);
+    // The forms node:util's parseArgs took, which phone-eye now reads itself (start-up cost).
+    assert.deepEqual(parseCommandLine(["--serial=a:1"]), { command: "serve", serial: "a:1" });
+    assert.deepEqual(parseCommandLine(["-h"]), { command: "help" });
+    assert.deepEqual(parseCommandLine(["-V"]), { command: "version" });
+    assert.deepEqual(parseCommandLine(["--", "--doctor"]), { command: "doctor" });
+    assert.throws(() => parseCommandLine(["--serial"]), /'--serial <value>' argument missing/);
+    assert.throws(() => parseCommandLine(["--doctor=yes"]), /'--doctor' does not take an argument/);
+    assert.throws(() => parseCommandLine(["extra"]), /Unexpected argument 'extra'/);
   },
 });
 
