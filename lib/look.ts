@@ -142,6 +142,7 @@ async function see(
     stage.phase = "done";
     // saveShot never throws; waiting for it when vision fails too leaves no write running after the look.
     await saving;
+    releaseScreenshotGarbage(); // and the request's: the base64 image, its JSON body
   }
 }
 
