@@ -18,6 +18,7 @@ import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
 import { BUILD } from "./lib/build_info.ts";
 import { createServer } from "./lib/server.ts";
 import { StdioWire } from "./lib/stdio_wire.ts";
+import { createGarbageCollector } from "./lib/memory.ts";
 import { createVision } from "./lib/vision/vision.ts";
 
 const encoder = new TextEncoder();
@@ -78,15 +79,21 @@ function world(config: Config) {
 
 function serve(config: Config): void {
   if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
+  const collector = createGarbageCollector();
   const deps = {
     ...world(config),
     saveShot: shotSaver(config.shotsDir),
     lookBudgetMs: config.lookBudgetMs,
+    collectGarbage: collector.request,
     logError: (m: string) => writeErr(`phone-eye: ${m}`),
   };
+  // Answers every line that is not a JSON-RPC message, and survives one that is too long.
+  const wire = new StdioWire(Deno.stdin.readable, Deno.stdout.writable);
+  // A screenshot's garbage is collected once its answer has been written (lib/memory.ts).
+  const send = wire.send.bind(wire);
+  wire.send = (message) => send(message).finally(collector.afterSend);
   serveStdio(() => createServer(deps), {
-    // Answers every line that is not a JSON-RPC message, and survives one that is too long.
-    transport: new StdioWire(Deno.stdin.readable, Deno.stdout.writable),
+    transport: wire,
     onerror: (error) => writeErr(`phone-eye: transport error: ${error.message}`),
   });
 }

@@ -11,7 +11,6 @@ import {
   snapPoints,
 } from "./fusion.ts";
 import { encodeFrame, fitFor, visionSizing } from "./image.ts";
-import { releaseScreenshotGarbage } from "./memory.ts";
 import { captureScreen, readUiTree } from "./screen.ts";
 import {
   type Size,
@@ -109,7 +108,7 @@ interface VisionStage {
 
 /** The vision channel: a screenshot, kept if a folder is set, and the model's answer about it. */
 async function see(
-  { device, vision, saveShot }: ToolDeps,
+  { device, vision, saveShot, collectGarbage }: ToolDeps,
   question: string | undefined,
   cut: AbortSignal,
   stage: VisionStage,
@@ -128,7 +127,6 @@ async function see(
   stage.shotMs = Date.now() - started;
   step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
   const image = encodeFrame(shot.frame, sizing);
-  releaseScreenshotGarbage(); // the decode's and encoder's buffers: only `image` lives on
   const screen = { width: image.sourceWidth, height: image.sourceHeight };
   const saving = saveShot?.(shot.png());
   try {
@@ -142,7 +140,8 @@ async function see(
     stage.phase = "done";
     // saveShot never throws; waiting for it when vision fails too leaves no write running after the look.
     await saving;
-    releaseScreenshotGarbage(); // and the request's: the base64 image, its JSON body
+    // The decode's and encoder's buffers and the request's body, once the answer is out.
+    collectGarbage?.();
   }
 }
 

@@ -167,7 +167,6 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
     "lib/look.ts",
     "lib/screen.ts",
     "lib/image.ts",
-    "lib/memory.ts",
     "lib/ui_tree.ts",
     "lib/fusion.ts",
     "lib/doctor.ts",

@@ -11,17 +11,14 @@ export const phoneShot = defineTool({
     "Return the phone's current screen as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
   inputSchema: z.object({}),
   annotations: LOOKS_ONLY,
-  async handler({ device, saveShot }) {
+  async handler({ device, saveShot, collectGarbage }) {
     // The capture and the codecs load on first use: start-up to tools/list never pays for them.
-    const [
-      { captureScreen },
-      { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 },
-      { releaseScreenshotGarbage },
-    ] = await Promise.all([import("../screen.ts"), import("../image.ts"), import("../memory.ts")]);
+    const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
+      await Promise.all([import("../screen.ts"), import("../image.ts")]);
     const sizing = agentSizing();
     const shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
     const image = encodeFrame(shot.frame, sizing);
-    releaseScreenshotGarbage(); // the decode's and encoder's buffers: only `image` lives on
+    collectGarbage?.(); // the decode's and encoder's buffers, once the answer is out
     const lines = [scaleNote(image)];
     if (shot.note) lines.push(`Note: ${shot.note}.`);
     if (saveShot) lines.push(await saveShot(shot.png()));

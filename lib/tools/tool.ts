@@ -18,6 +18,11 @@ export interface ToolDeps {
   saveShot: ((png: Uint8Array) => Promise<string>) | undefined;
   /** How long phone_look may run before it answers with what has arrived (config.ts). */
   lookBudgetMs: number;
+  /**
+   * Asks for a collection once the answer is out (lib/memory.ts): a screenshot leaves megabytes of
+   * buffers behind. main.ts gives it; tests may leave it out.
+   */
+  collectGarbage?: () => void;
 }
 
 /** One update for the client's progress display: `progress` must grow with every update. */
