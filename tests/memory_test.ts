@@ -4,11 +4,12 @@ import assert from "node:assert/strict";
 import { createGarbageCollector } from "../lib/memory.ts";
 
 Deno.test({
-  name: "a requested collection runs after the next send, once, and only when V8 exposes gc",
+  name: "a requested collection runs after the next send, once: young, then full when memory stays",
   permissions: "none",
   fn() {
     const calls: unknown[] = [];
-    const collector = createGarbageCollector((options) => void calls.push(options));
+    let external = 1 << 20;
+    const collector = createGarbageCollector((options) => void calls.push(options), () => external);
     collector.afterSend();
     assert.deepEqual(calls, [], "nothing was requested");
     collector.request();
@@ -16,10 +17,22 @@ Deno.test({
     assert.deepEqual(calls, [], "not while the answer is still being made");
     collector.afterSend();
     collector.afterSend();
-    assert.deepEqual(calls, [{ type: "major", flavor: "last-resort" }]);
-    // A plain `deno run main.ts` has no gc: requests are no-ops.
-    const without = createGarbageCollector(undefined);
-    without.request();
-    without.afterSend();
+    assert.deepEqual(calls, [{ type: "minor" }], "a scavenge left little: no full collection");
+    external = 64 << 20;
+    collector.request();
+    collector.afterSend();
+    assert.deepEqual(calls.slice(1), [{ type: "minor" }, { type: "major", flavor: "last-resort" }]);
+  },
+});
+
+Deno.test({
+  name: "without V8's gc (a plain deno run) collection requests do nothing",
+  permissions: "none",
+  fn() {
+    let asked = 0;
+    const collector = createGarbageCollector(undefined, () => (asked++, 1 << 30));
+    collector.request();
+    collector.afterSend();
+    assert.equal(asked, 0);
   },
 });
