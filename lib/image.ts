@@ -3,7 +3,8 @@
 // Loaded on first use (the tools import it dynamically): start-up never pays for the codecs.
 import { decode as fastPngDecode } from "fast-png";
 import { encode as jpegJsEncode } from "jpeg-js";
-import { deflateSync, inflateSync } from "node:zlib";
+import { crc32, deflateSync, inflateSync } from "node:zlib";
+import { concatBytes } from "./bytes.ts";
 import { AgentError } from "./errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
@@ -810,17 +811,6 @@ function isOpaque(img: RgbaImage): boolean {
   return true;
 }
 
-/** CRC-32 of PNG chunks (PNG spec 5.5, ISO 3309): the table for the reflected 0xedb88320. */
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
 /** One chunk: length, type, body, CRC over type and body. */
 function pngChunk(type: number, body: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + body.length);
@@ -828,9 +818,8 @@ function pngChunk(type: number, body: Uint8Array): Uint8Array {
   view.setUint32(0, body.length);
   view.setUint32(4, type);
   out.set(body, 8);
-  let c = 0xffffffff;
-  for (let i = 4; i < 8 + body.length; i++) c = CRC_TABLE[(c ^ out[i]!) & 0xff]! ^ (c >>> 8);
-  view.setUint32(8 + body.length, (c ^ 0xffffffff) >>> 0);
+  // PNG's chunk CRC (spec 5.5) is zlib's CRC-32, over the type and the body.
+  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)) >>> 0);
   return out;
 }
 
@@ -867,13 +856,7 @@ export function encodePng(img: RgbaImage): Uint8Array {
     pngChunk(IDAT, deflateSync(rows, { level: 6 })),
     pngChunk(IEND, new Uint8Array(0)),
   ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Baseline JPEG, 4:4:4 (jpeg-js does not subsample chroma, which keeps coloured text sharp). */

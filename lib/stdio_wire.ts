@@ -20,6 +20,7 @@ import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type Transport,
 } from "@modelcontextprotocol/server";
+import { concatBytes } from "./bytes.ts";
 
 /** The longest line read, in bytes: the SDK's own stdio cap, far above any real request. */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -82,13 +83,7 @@ export class LineFramer {
     this.#parts = [];
     this.#length = 0;
     if (parts.length === 1) return parts[0]!;
-    const line = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      line.set(p, at);
-      at += p.length;
-    }
-    return line;
+    return concatBytes(parts);
   }
 }
 

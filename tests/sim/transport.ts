@@ -2,6 +2,7 @@
 // loop, and the streams (one per OPENed service) that run a command and send back its output
 // with adb's flow control. What a command does, and which faults apply, is the host's business.
 
+import { concatBytes } from "../../lib/bytes.ts";
 import {
   A_CLSE,
   A_CNXN,
@@ -51,15 +52,7 @@ export interface TransportHost {
 
 export const EMPTY = new Uint8Array(0);
 
-export function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const concat = concatBytes;
 
 /** One adb transport: a TCP connection from the adb server, carrying many streams. */
 export class Transport {
