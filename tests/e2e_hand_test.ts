@@ -4,9 +4,14 @@
 import assert from "node:assert/strict";
 import { textOf } from "./helpers/in_process.ts";
 import { type Rig, startRig } from "./helpers/rig.ts";
+import { adbClients, testThroughEach } from "./helpers/adb_clients.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import { hostileStrings } from "./fixtures/hostile_strings.ts";
 import { refuseIntentArgs, refuseUntypableText } from "../lib/adb/commands.ts";
+
+// Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
+// built it (helpers/adb_clients.ts).
+const { clients } = await adbClients();
 
 /** A tool call's verdict and text. */
 async function said(
@@ -22,196 +27,220 @@ async function exists(path: string): Promise<boolean> {
   return await Deno.lstat(path).then(() => true, () => false);
 }
 
-Deno.test("the hand verbs drive the simulated phone through the real adb", async (t) => {
-  await using r = await startRig();
-  await t.step("initialize and tools/list answer with all seven verbs", async () => {
-    const { tools } = await r.eye.client.listTools();
-    assert.equal(tools.length, 7);
-    assert.match(r.eye.client.getInstructions() ?? "", /look → act → look/);
-  });
-
-  await t.step("phone_tap on the Notes icon opens Notes", async () => {
-    const look = await said(r, "phone_look");
-    const notes = /Notes @ \[(\d+),(\d+)\]\[(\d+),(\d+)\]/.exec(look.text);
-    assert.ok(notes, look.text);
-    const [x1, y1, x2, y2] = notes.slice(1).map(Number) as [number, number, number, number];
-    const tap = await said(r, "phone_tap", { x: (x1 + x2) >> 1, y: (y1 + y2) >> 1 });
-    assert.equal(tap.isError, false, tap.text);
-    assert.equal(r.sim.screen().name, "notes");
-  });
-
-  await t.step("phone_type types into the focused field, quotes and %s intact", async () => {
-    const text = `it's 100%sure; $(reboot) "ok"`;
-    const typed = await said(r, "phone_type", { text });
-    assert.equal(typed.isError, false, typed.text);
-    assert.equal(r.sim.screen().text, text);
-  });
-
-  await t.step("phone_key back returns home; a numeric keycode works too", async () => {
-    assert.equal((await said(r, "phone_key", { key: "back" })).isError, false);
-    assert.equal(r.sim.screen().name, "home");
-    await said(r, "phone_key", { key: "3" });
-    assert.deepEqual(r.sim.toolCalls("input").slice(-2), [["keyevent", "4"], ["keyevent", "3"]]);
-  });
-
-  await t.step("phone_intent launches an app by package and opens a URL", async () => {
-    const launched = await said(r, "phone_intent", { package: "com.android.settings" });
-    assert.equal(launched.isError, false, launched.text);
-    assert.equal(r.sim.screen().name, "settings");
-    const url = "https://example.com/search?q=phone&lang=en#top";
-    const opened = await said(r, "phone_intent", {
-      action: "android.intent.action.VIEW",
-      data: url,
+testThroughEach(
+  clients,
+  "the hand verbs drive the simulated phone through the real adb",
+  async (t, adb) => {
+    await using r = await startRig({ adbBinary: adb });
+    await t.step("initialize and tools/list answer with all seven verbs", async () => {
+      const { tools } = await r.eye.client.listTools();
+      assert.equal(tools.length, 7);
+      assert.match(r.eye.client.getInstructions() ?? "", /look → act → look/);
     });
-    assert.equal(opened.isError, false, opened.text);
-    assert.equal(r.sim.screen().url, url);
-  });
 
-  await t.step("phone_swipe scrolls the settings list", async () => {
-    await said(r, "phone_intent", { package: "com.android.settings" });
-    const before = r.sim.screen().scroll;
-    const swiped = await said(r, "phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 800 });
-    assert.equal(swiped.isError, false, swiped.text);
-    assert.ok(r.sim.screen().scroll > before);
-    assert.deepEqual(r.sim.toolCalls("input").at(-1), [
-      "swipe",
-      "540",
-      "1800",
-      "540",
-      "800",
-      "300",
-    ]);
-  });
+    await t.step("phone_tap on the Notes icon opens Notes", async () => {
+      const look = await said(r, "phone_look");
+      const notes = /Notes @ \[(\d+),(\d+)\]\[(\d+),(\d+)\]/.exec(look.text);
+      assert.ok(notes, look.text);
+      const [x1, y1, x2, y2] = notes.slice(1).map(Number) as [number, number, number, number];
+      const tap = await said(r, "phone_tap", { x: (x1 + x2) >> 1, y: (y1 + y2) >> 1 });
+      assert.equal(tap.isError, false, tap.text);
+      assert.equal(r.sim.screen().name, "notes");
+    });
 
-  await t.step("a long press is a swipe that stays put for hold_ms", async () => {
-    await said(r, "phone_tap", { x: 100, y: 100, hold_ms: 900 });
-    assert.deepEqual(r.sim.toolCalls("input").at(-1), [
-      "swipe",
-      "100",
-      "100",
-      "100",
-      "100",
-      "900",
-    ]);
-  });
+    await t.step("phone_type types into the focused field, quotes and %s intact", async () => {
+      const text = `it's 100%sure; $(reboot) "ok"`;
+      const typed = await said(r, "phone_type", { text });
+      assert.equal(typed.isError, false, typed.text);
+      assert.equal(r.sim.screen().text, text);
+    });
 
-  await t.step("am start failures come back as errors", async () => {
-    const failed = await said(r, "phone_intent", { component: "com.nope.app/.Missing" });
-    assert.equal(failed.isError, true);
-    assert.match(
-      failed.text,
-      /^Cannot start the intent: the activity class \{com\.nope\.app\/\.Missing\} does not exist: no package "com\.nope\.app" is installed/,
-    );
-  });
+    await t.step("phone_key back returns home; a numeric keycode works too", async () => {
+      assert.equal((await said(r, "phone_key", { key: "back" })).isError, false);
+      assert.equal(r.sim.screen().name, "home");
+      await said(r, "phone_key", { key: "3" });
+      assert.deepEqual(r.sim.toolCalls("input").slice(-2), [["keyevent", "4"], ["keyevent", "3"]]);
+    });
 
-  await t.step("coordinates off the screen are refused before reaching the phone", async () => {
-    const sent = r.sim.toolCalls("input").length;
-    const off = await said(r, "phone_tap", { x: 1080, y: 2500 });
-    assert.equal(off.isError, true);
-    assert.match(off.text, /off the screen, which is 1080×2400/);
-    assert.equal(r.sim.toolCalls("input").length, sent);
-  });
-});
+    await t.step("phone_intent launches an app by package and opens a URL", async () => {
+      const launched = await said(r, "phone_intent", { package: "com.android.settings" });
+      assert.equal(launched.isError, false, launched.text);
+      assert.equal(r.sim.screen().name, "settings");
+      const url = "https://example.com/search?q=phone&lang=en#top";
+      const opened = await said(r, "phone_intent", {
+        action: "android.intent.action.VIEW",
+        data: url,
+      });
+      assert.equal(opened.isError, false, opened.text);
+      assert.equal(r.sim.screen().url, url);
+    });
 
-Deno.test("hostile strings reach the phone's real sh as one argument or are refused, and nothing runs", async () => {
-  await using r = await startRig();
-  let typed = 0;
-  let started = 0;
-  for (const hostile of hostileStrings(r.sim.marker)) {
-    const typeResult = await said(r, "phone_type", { text: hostile });
-    if (refuseUntypableText(hostile) === null) {
-      typed++;
-      assert.equal(typeResult.isError, false, `${JSON.stringify(hostile)}: ${typeResult.text}`);
-      const pieces = r.sim.toolCalls("input").filter((c) => c[0] === "text");
-      const last = pieces.slice(-hostile.split(/(?<=%)(?=s)/).length);
-      assert.ok(last.every((c) => c.length === 2), JSON.stringify(last));
-      assert.equal(last.map((c) => c[1]).join(""), hostile);
-    } else {
-      assert.equal(typeResult.isError, true);
-    }
-    for (const field of ["action", "data", "component", "package"] as const) {
-      const value = field === "data" ? `https://x.test/${hostile}` : hostile;
-      const args = { action: "android.intent.action.VIEW", [field]: value };
-      const result = await said(r, "phone_intent", args);
-      if (refuseIntentArgs(args) === null) {
-        started++;
-        assert.ok(
-          r.sim.toolCalls("am").at(-1)?.includes(value),
-          `${field}=${JSON.stringify(value)}`,
-        );
+    await t.step("phone_swipe scrolls the settings list", async () => {
+      await said(r, "phone_intent", { package: "com.android.settings" });
+      const before = r.sim.screen().scroll;
+      const swiped = await said(r, "phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 800 });
+      assert.equal(swiped.isError, false, swiped.text);
+      assert.ok(r.sim.screen().scroll > before);
+      assert.deepEqual(r.sim.toolCalls("input").at(-1), [
+        "swipe",
+        "540",
+        "1800",
+        "540",
+        "800",
+        "300",
+      ]);
+    });
+
+    await t.step("a long press is a swipe that stays put for hold_ms", async () => {
+      await said(r, "phone_tap", { x: 100, y: 100, hold_ms: 900 });
+      assert.deepEqual(r.sim.toolCalls("input").at(-1), [
+        "swipe",
+        "100",
+        "100",
+        "100",
+        "100",
+        "900",
+      ]);
+    });
+
+    await t.step("am start failures come back as errors", async () => {
+      const failed = await said(r, "phone_intent", { component: "com.nope.app/.Missing" });
+      assert.equal(failed.isError, true);
+      assert.match(
+        failed.text,
+        /^Cannot start the intent: the activity class \{com\.nope\.app\/\.Missing\} does not exist: no package "com\.nope\.app" is installed/,
+      );
+    });
+
+    await t.step("coordinates off the screen are refused before reaching the phone", async () => {
+      const sent = r.sim.toolCalls("input").length;
+      const off = await said(r, "phone_tap", { x: 1080, y: 2500 });
+      assert.equal(off.isError, true);
+      assert.match(off.text, /off the screen, which is 1080×2400/);
+      assert.equal(r.sim.toolCalls("input").length, sent);
+    });
+  },
+);
+
+testThroughEach(
+  clients,
+  "hostile strings reach the phone's real sh as one argument or are refused, and nothing runs",
+  async (_t, adb) => {
+    await using r = await startRig({ adbBinary: adb });
+    let typed = 0;
+    let started = 0;
+    for (const hostile of hostileStrings(r.sim.marker)) {
+      const typeResult = await said(r, "phone_type", { text: hostile });
+      if (refuseUntypableText(hostile) === null) {
+        typed++;
+        assert.equal(typeResult.isError, false, `${JSON.stringify(hostile)}: ${typeResult.text}`);
+        const pieces = r.sim.toolCalls("input").filter((c) => c[0] === "text");
+        const last = pieces.slice(-hostile.split(/(?<=%)(?=s)/).length);
+        assert.ok(last.every((c) => c.length === 2), JSON.stringify(last));
+        assert.equal(last.map((c) => c[1]).join(""), hostile);
       } else {
-        assert.equal(result.isError, true);
-        assert.match(result.text, /^Cannot start the intent: Refused/);
+        assert.equal(typeResult.isError, true);
+      }
+      for (const field of ["action", "data", "component", "package"] as const) {
+        const value = field === "data" ? `https://x.test/${hostile}` : hostile;
+        const args = { action: "android.intent.action.VIEW", [field]: value };
+        const result = await said(r, "phone_intent", args);
+        if (refuseIntentArgs(args) === null) {
+          started++;
+          assert.ok(
+            r.sim.toolCalls("am").at(-1)?.includes(value),
+            `${field}=${JSON.stringify(value)}`,
+          );
+        } else {
+          assert.equal(result.isError, true);
+          assert.match(result.text, /^Cannot start the intent: Refused/);
+        }
       }
     }
-  }
-  assert.ok(typed >= 30 && started >= 3, `typed ${typed}, started ${started}`);
-  assert.equal(await exists(r.sim.marker), false, "a hostile string executed on the phone");
-});
+    assert.ok(typed >= 30 && started >= 3, `typed ${typed}, started ${started}`);
+    assert.equal(await exists(r.sim.marker), false, "a hostile string executed on the phone");
+  },
+);
 
-Deno.test("a dropped Wi-Fi link: the tap is not replayed, a screenshot is", async () => {
-  await using r = await startRig();
-  r.sim.faults.dropAfterNext("input");
-  const tap = await said(r, "phone_tap", { x: 540, y: 1200 });
-  assert.equal(tap.isError, true);
-  assert.match(tap.text, /reconnected but did not repeat the command/);
-  assert.equal(
-    r.sim.toolCalls("input").filter((c) => c[0] === "tap").length,
-    1,
-    "the phone must see the tap at most once",
-  );
-  // The link is back: the agent's repeat goes through.
-  assert.equal((await said(r, "phone_tap", { x: 540, y: 1200 })).isError, false);
+testThroughEach(
+  clients,
+  "a dropped Wi-Fi link: the tap is not replayed, a screenshot is",
+  async (_t, adb) => {
+    await using r = await startRig({ adbBinary: adb });
+    r.sim.faults.dropAfterNext("input");
+    const tap = await said(r, "phone_tap", { x: 540, y: 1200 });
+    assert.equal(tap.isError, true);
+    assert.match(tap.text, /reconnected but did not repeat the command/);
+    assert.equal(
+      r.sim.toolCalls("input").filter((c) => c[0] === "tap").length,
+      1,
+      "the phone must see the tap at most once",
+    );
+    // The link is back: the agent's repeat goes through.
+    assert.equal((await said(r, "phone_tap", { x: 540, y: 1200 })).isError, false);
 
-  r.sim.faults.dropAfterNext("screencap");
-  const shot = await r.eye.client.callTool({ name: "phone_shot", arguments: {} });
-  assert.equal(shot.isError, undefined, textOf(shot));
-  assert.equal((shot.content as Array<{ type: string }>)[0]?.type, "image");
-});
+    r.sim.faults.dropAfterNext("screencap");
+    const shot = await r.eye.client.callTool({ name: "phone_shot", arguments: {} });
+    assert.equal(shot.isError, undefined, textOf(shot));
+    assert.equal((shot.content as Array<{ type: string }>)[0]?.type, "image");
+  },
+);
 
-Deno.test("a hung phone times out, the adb child is killed, and the server keeps serving", async () => {
-  await using r = await startRig({ env: { PHONE_EYE_ADB_TIMEOUT_MS: "1500" } });
-  r.sim.faults.hang(/input keyevent 224/);
-  const hung = await said(r, "phone_key", { key: "wake" });
-  assert.equal(hung.isError, true);
-  assert.match(
-    hung.text,
-    /"adb shell input keyevent 224" did not finish within 1500 ms; adb was stopped, but the command may still be running on the phone\. It may have happened: look at the screen/,
-  );
-  const { stdout } = await new Deno.Command("pgrep", {
-    args: ["-f", `${r.sim.serial} shell input keyevent 224`],
-    stdout: "piped",
-    stdin: "null",
-  }).output();
-  assert.equal(new TextDecoder().decode(stdout).trim(), "", "the adb child outlived its timeout");
-  r.sim.faults.clear();
-  assert.equal((await said(r, "phone_key", { key: "home" })).isError, false);
-});
+testThroughEach(
+  clients,
+  "a hung phone times out, the adb child is killed, and the server keeps serving",
+  async (_t, adb) => {
+    await using r = await startRig({ adbBinary: adb, env: { PHONE_EYE_ADB_TIMEOUT_MS: "1500" } });
+    r.sim.faults.hang(/input keyevent 224/);
+    const hung = await said(r, "phone_key", { key: "wake" });
+    assert.equal(hung.isError, true);
+    assert.match(
+      hung.text,
+      /"adb shell input keyevent 224" did not finish within 1500 ms; adb was stopped, but the command may still be running on the phone\. It may have happened: look at the screen/,
+    );
+    const { stdout } = await new Deno.Command("pgrep", {
+      args: ["-f", `${r.sim.serial} shell input keyevent 224`],
+      stdout: "piped",
+      stdin: "null",
+    }).output();
+    assert.equal(new TextDecoder().decode(stdout).trim(), "", "the adb child outlived its timeout");
+    r.sim.faults.clear();
+    assert.equal((await said(r, "phone_key", { key: "home" })).isError, false);
+  },
+);
 
-Deno.test("a dead Wi-Fi address answers 'no device reachable' with the adb connect hint, fast", async () => {
-  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (closed.addr as Deno.NetAddr).port;
-  closed.close();
-  await using r = await startRig({ phones: [], serial: `127.0.0.1:${port}` });
-  const result = await r.call("phone_tap", { x: 1, y: 1 });
-  assert.equal(result.isError, true);
-  assert.match(
-    textOf(result),
-    new RegExp(
-      `no Android device reachable at 127\\.0\\.0\\.1:${port}.*adb connect 127\\.0\\.0\\.1:${port}`,
-    ),
-  );
-});
+testThroughEach(
+  clients,
+  "a dead Wi-Fi address answers 'no device reachable' with the adb connect hint, fast",
+  async (_t, adb) => {
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (closed.addr as Deno.NetAddr).port;
+    closed.close();
+    await using r = await startRig({ adbBinary: adb, phones: [], serial: `127.0.0.1:${port}` });
+    const result = await r.call("phone_tap", { x: 1, y: 1 });
+    assert.equal(result.isError, true);
+    assert.match(
+      textOf(result),
+      new RegExp(
+        `no Android device reachable at 127\\.0\\.0\\.1:${port}.*adb connect 127\\.0\\.0\\.1:${port}`,
+      ),
+    );
+  },
+);
 
-Deno.test("more than one device names both and says to set ANDROID_SERIAL", async () => {
-  await using r = await startRig({ phones: [{}, {}], serial: null });
-  const [first, second] = r.sims as [SimPhone, SimPhone];
-  const result = await r.call("phone_key", { key: "home" });
-  assert.equal(result.isError, true);
-  const text = textOf(result);
-  assert.match(text, /more than one Android device.*ANDROID_SERIAL.*--serial/);
-  assert.ok(text.includes(first.serial) && text.includes(second.serial), text);
-});
+testThroughEach(
+  clients,
+  "more than one device names both and says to set ANDROID_SERIAL",
+  async (_t, adb) => {
+    await using r = await startRig({ adbBinary: adb, phones: [{}, {}], serial: null });
+    const [first, second] = r.sims as [SimPhone, SimPhone];
+    const result = await r.call("phone_key", { key: "home" });
+    assert.equal(result.isError, true);
+    const text = textOf(result);
+    assert.match(text, /more than one Android device.*ANDROID_SERIAL.*--serial/);
+    assert.ok(text.includes(first.serial) && text.includes(second.serial), text);
+  },
+);
 
 Deno.test("without adb on PATH every verb says how to install it, and the server keeps serving", async () => {
   await using r = await startRig({ phones: [], adb: false, env: { PATH: "/nonexistent" } });
@@ -225,13 +254,17 @@ Deno.test("without adb on PATH every verb says how to install it, and the server
   }
 });
 
-Deno.test("a phone on the legacy shell protocol (no exit status) still reports am failures", async () => {
-  await using r = await startRig({ phones: [{ shellV2: false }] });
-  assert.equal(
-    (await said(r, "phone_intent", { package: "com.android.settings" })).isError,
-    false,
-  );
-  const failed = await said(r, "phone_intent", { action: "com.nope.NO_SUCH_ACTION" });
-  assert.equal(failed.isError, true);
-  assert.match(failed.text, /unable to resolve Intent/);
-});
+testThroughEach(
+  clients,
+  "a phone on the legacy shell protocol (no exit status) still reports am failures",
+  async (_t, adb) => {
+    await using r = await startRig({ adbBinary: adb, phones: [{ shellV2: false }] });
+    assert.equal(
+      (await said(r, "phone_intent", { package: "com.android.settings" })).isError,
+      false,
+    );
+    const failed = await said(r, "phone_intent", { action: "com.nope.NO_SUCH_ACTION" });
+    assert.equal(failed.isError, true);
+    assert.match(failed.text, /unable to resolve Intent/);
+  },
+);

@@ -65,3 +65,17 @@ export async function adbClients(): Promise<{ clients: AdbClient[]; missing: str
       : `no adb 34 at $${ADB34_VARIABLE} or ${ADB34_DEFAULT}; build one with DEST=/tmp/adb34 bash ../shared/tools/adb-34.sh`,
   };
 }
+
+/**
+ * Registers `fn` as one test per client, named "NAME (through adb X)", and hands it that client's
+ * binary for startRig's `adbBinary`: how the end-to-end tests run under every client CI has.
+ */
+export function testThroughEach(
+  clients: readonly AdbClient[],
+  name: string,
+  fn: (t: Deno.TestContext, adbBinary: string) => Promise<void>,
+): void {
+  for (const client of clients) {
+    Deno.test(`${name} (through ${client.name})`, (t) => fn(t, client.binary));
+  }
+}
