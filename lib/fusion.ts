@@ -372,7 +372,11 @@ function distanceTo(p: { x: number; y: number }, e: UiElement): number {
   return Math.hypot(dx, dy);
 }
 
-function snippet(text: string, start: number, end: number): string {
+/**
+ * The words around a match, on its line, for a point's `text`. Exported for the tests' reference
+ * scanner (tests/fixtures/coordinate_answers.ts), so both name a point the same way.
+ */
+export function snippet(text: string, start: number, end: number): string {
   const lineStart = text.lastIndexOf("\n", start - 1) + 1;
   const lineEnd = text.indexOf("\n", end);
   const from = Math.max(lineStart, start - 60);

@@ -11,16 +11,7 @@ import { EXIT_MARKER, readExitMarker, splitExitMarker } from "../lib/adb/exit_ma
 import { runInput } from "../lib/adb/input.ts";
 import type { AdbOutcome } from "../lib/adb/runner.ts";
 import { AgentError } from "../lib/errors.ts";
-import { exited, fakeAdb } from "./helpers/fake_adb.ts";
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof AdbError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  });
-}
+import { exited, fakeAdb, rejectsWith } from "./helpers/fake_adb.ts";
 
 /** A read-only call: the classifier's plain words (acting calls are tested in adb_hostile_test.ts). */
 const ctx = {

@@ -4,25 +4,15 @@
 import assert from "node:assert/strict";
 import { screencapPngCommand, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice, type Device } from "../lib/adb/device.ts";
-import { AdbError } from "../lib/adb/errors.ts";
 import { OUTPUT_CAPS } from "../lib/adb/runner.ts";
 import { visionQuestion } from "../lib/tools/phone_look.ts";
 import { ToolInputError } from "../lib/tools/tool.ts";
-import { exited, fakeAdb, type FakeAnswer, timedOut } from "./helpers/fake_adb.ts";
+import { exited, fakeAdb, type FakeAnswer, rejectsWith, timedOut } from "./helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
 const WIFI = "192.0.2.9:5555";
 const closed = exited(1, "", "error: closed\n");
 const offline = exited(1, "", "error: device offline\n");
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message?: RegExp) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof AdbError, String(error));
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  });
-}
 
 // ---- item 6: after an action that may have happened, look before repeating it ----
 

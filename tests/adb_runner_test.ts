@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { screencapPngCommand, uiDumpCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
-import { AdbError, classifyAdbFailure } from "../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../lib/adb/errors.ts";
 import { ADB_ENV_NAMES } from "../lib/env_vars.ts";
 import {
   adbEnvironment,
@@ -13,21 +13,13 @@ import {
   OUTPUT_CAPS,
   STDERR_CAP,
 } from "../lib/adb/runner.ts";
+import { rejectsWith } from "./helpers/fake_adb.ts";
 
 /** A fake `adb`: a real sh script in a temp folder, removed by the test's own finally. */
 async function script(dir: string, name: string, body: string): Promise<string> {
   const path = `${dir}/${name}`;
   await Deno.writeTextFile(path, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   return path;
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string, message: RegExp) {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof AdbError, String(error));
-    assert.equal(error.code, code, error.message);
-    assert.match(error.message, message);
-    return true;
-  });
 }
 
 /**

@@ -93,9 +93,10 @@ interface DenoInfo {
   redirects: Record<string, string>;
 }
 
-async function denoInfo(): Promise<DenoInfo> {
+/** Runs `deno ARGS` in the repository and returns its stdout; a failure fails the test. */
+async function deno(args: string[]): Promise<string> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", "main.ts"],
+    args,
     cwd: fileURLToPath(ROOT),
     env: { NO_COLOR: "1" },
     stdin: "null",
@@ -103,7 +104,11 @@ async function denoInfo(): Promise<DenoInfo> {
     stderr: "piped",
   }).output();
   assert.equal(code, 0, new TextDecoder().decode(stderr));
-  return JSON.parse(new TextDecoder().decode(stdout));
+  return new TextDecoder().decode(stdout);
+}
+
+async function denoInfo(): Promise<DenoInfo> {
+  return JSON.parse(await deno(["info", "--json", "main.ts"]));
 }
 
 /** lib/'s part of main.ts's module graph, keyed by path from the repository root. */
@@ -189,18 +194,12 @@ Deno.test("under the start task's flags the MCP SDK picks its validator without 
   const shims = `npm:@modelcontextprotocol/server@${
     denoJson.imports["@modelcontextprotocol/server"].split("@").at(-1)
   }/_shims`;
-  const resolve = async (flags: string[]) => {
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", ...flags, `console.log(import.meta.resolve(${JSON.stringify(shims)}))`],
-      cwd: fileURLToPath(ROOT),
-      env: { NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(code, 0, new TextDecoder().decode(stderr));
-    return new TextDecoder().decode(stdout).trim();
-  };
+  const resolve = async (flags: string[]) =>
+    (await deno([
+      "eval",
+      ...flags,
+      `console.log(import.meta.resolve(${JSON.stringify(shims)}))`,
+    ])).trim();
   const flags = runtimeFlags(denoJson);
   assert.ok(flags.includes("--conditions=browser"), `start task flags: ${flags.join(" ")}`);
   // The default export condition loads AJV with the Node shim; the start task's does not.

@@ -1,6 +1,8 @@
 // A fake adb runner for tier-1/2 tests: answers by rule, and like a real phone it prints the
 // exit-status marker after text commands, so tests read and write plain device commands.
 
+import assert from "node:assert/strict";
+import { AdbError } from "../../lib/adb/errors.ts";
 import { EXIT_MARKER, withExitMarker } from "../../lib/adb/exit_marker.ts";
 import type { AdbOutcome, AdbRunLimits, RunAdb } from "../../lib/adb/runner.ts";
 
@@ -72,4 +74,18 @@ export function fakeAdb(rules: Array<[RegExp, FakeRule]> = []): FakeAdb {
     return { ...answer, stdout };
   };
   return { run, calls, sent, limits };
+}
+
+/** Asserts `promise` rejects with an AdbError of `code` (and, if given, a message matching it). */
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  code: string,
+  message?: RegExp,
+): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof AdbError, String(error));
+    assert.equal(error.code, code, error.message);
+    if (message) assert.match(error.message, message);
+    return true;
+  });
 }

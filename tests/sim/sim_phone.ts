@@ -29,6 +29,7 @@
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 // The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
+import { concatBytes } from "../../lib/bytes.ts";
 import { deviceBanner } from "./wire.ts";
 import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
 import {
@@ -47,7 +48,6 @@ import { CallLogParser, installTools, type ToolCall } from "./tools.ts";
 import {
   type CommandOutcome,
   type CommandResult,
-  concat,
   EMPTY,
   Transport,
   type TransportHost,
@@ -624,7 +624,7 @@ class Sim implements SimPhone, TransportHost {
       this.#readCancels.delete(cancel);
       reader.releaseLock();
     }
-    return concat(parts);
+    return concatBytes(parts);
   }
 
   #readCalls(): Promise<ToolCall[]> {
@@ -644,7 +644,7 @@ class Sim implements SimPhone, TransportHost {
         if (n === null) break;
         parts.push(buf.slice(0, n));
       }
-      const bytes = concat(parts);
+      const bytes = concatBytes(parts);
       this.#logOffset += bytes.length;
       const calls = this.#parser.push(bytes);
       this.#calls.push(...calls);

@@ -52,8 +52,6 @@ export interface TransportHost {
 
 export const EMPTY = new Uint8Array(0);
 
-export const concat = concatBytes;
-
 /** One adb transport: a TCP connection from the adb server, carrying many streams. */
 export class Transport {
   readonly #conn: Deno.Conn;
@@ -238,7 +236,7 @@ class Stream {
       if (result.stdout.length) parts.push(shellPacket(SHELL_STDOUT, result.stdout));
       if (result.stderr.length) parts.push(shellPacket(SHELL_STDERR, result.stderr));
       parts.push(shellPacket(SHELL_EXIT, new Uint8Array([result.code & 0xff])));
-      payload = concat(parts);
+      payload = concatBytes(parts);
     } else {
       payload = result.stdout;
     }
