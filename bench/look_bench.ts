@@ -28,10 +28,13 @@ import {
 } from "../lib/image.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { median } from "./stats.ts";
+import { minorFaults } from "./stdio_server.ts";
 
 interface Sample {
   ms: number;
   bytes?: number;
+  /** Minor page faults the server took during the call. */
+  faults?: number;
 }
 
 async function measure(
@@ -126,10 +129,16 @@ async function main(argv: string[]): Promise<void> {
         await sample(take.shotFloor, async () => {
           return (await bare("exec-out", "screencap -p")).stdout.length;
         }, warm);
+        const faultsBefore = await minorFaults(blind.pid);
         await sample(take.shot, async () => {
           const shot = await call(blind, "phone_shot", /multiply image x,y/);
           return Uint8Array.fromBase64(shot.content[0]?.data ?? "").length;
         }, warm);
+        const faultsAfter = await minorFaults(blind.pid);
+        const last = take.shot.at(-1);
+        if (!warm && last && faultsBefore !== null && faultsAfter !== null) {
+          last.faults = faultsAfter - faultsBefore;
+        }
         await sample(
           take.raw,
           async () => (await bare("exec-out", "screencap")).stdout.length,
@@ -146,6 +155,12 @@ async function main(argv: string[]): Promise<void> {
       lines.push("", `${setting}${ms > 0 ? ` (${ms} ms per adb command)` : ""}:`);
       const shotFloor = row("  floor: adb exec-out screencap -p", take.shotFloor);
       const shot = row("  phone_shot (image bytes as sent)", take.shot);
+      const faults = take.shot.flatMap((s) => s.faults === undefined ? [] : [s.faults]);
+      if (faults.length > 0) {
+        lines.push(
+          `    page faults in the server per phone_shot: ${median(faults).toFixed(0)} (median)`,
+        );
+      }
       row("  adb exec-out screencap (raw RGBA, no PNG)", take.raw);
       const dumpFloor = row("  floor: adb exec-out uiautomator dump /dev/tty", take.dumpFloor);
       const tree = row("  tree-only look: phone_look, vision unconfigured", take.tree);

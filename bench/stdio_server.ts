@@ -56,17 +56,32 @@ export async function startStdioServer(cmd: StdioServerCommand): Promise<StdioSe
 }
 
 /**
- * Resident memory of a process in MiB (VmRSS in /proc/<pid>/status on Linux), or null when it
- * cannot be read. Read through `cat`: Deno grants another process's /proc entries only to
- * --allow-all, and a bench has no business asking for that.
+ * One /proc/<pid> file as text, or null when it cannot be read. Read through `cat`: Deno grants
+ * another process's /proc entries only to --allow-all, and a bench has no business asking for that.
  */
-export async function rssMiB(pid: number): Promise<number | null> {
+async function procFile(pid: number, name: string): Promise<string | null> {
   try {
-    const out = await new Deno.Command("cat", { args: [`/proc/${pid}/status`], stdin: "null" })
+    const out = await new Deno.Command("cat", { args: [`/proc/${pid}/${name}`], stdin: "null" })
       .output();
-    const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(new TextDecoder().decode(out.stdout))?.[1];
-    return kib === undefined ? null : Number(kib) / 1024;
+    return out.success ? new TextDecoder().decode(out.stdout) : null;
   } catch {
     return null;
   }
+}
+
+/** Resident memory of a process in MiB (VmRSS in /proc/<pid>/status on Linux), or null. */
+export async function rssMiB(pid: number): Promise<number | null> {
+  const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(await procFile(pid, "status") ?? "")?.[1];
+  return kib === undefined ? null : Number(kib) / 1024;
+}
+
+/**
+ * Minor page faults a process has taken so far (minflt, field 10 of /proc/<pid>/stat), or null.
+ * Each is a page of memory touched for the first time; on a VM one costs microseconds.
+ */
+export async function minorFaults(pid: number): Promise<number | null> {
+  const stat = await procFile(pid, "stat");
+  // Fields after the command name, which is in parentheses and may itself hold spaces.
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields?.[7] === undefined ? null : Number(fields[7]);
 }

@@ -4,7 +4,7 @@
 import { decode as fastPngDecode } from "fast-png";
 import { encode as jpegJsEncode } from "jpeg-js";
 import { crc32, deflateSync, inflateSync } from "node:zlib";
-import { concatBytes } from "./bytes.ts";
+import { concatBytes, releaseBytes } from "./bytes.ts";
 import { AgentError } from "./errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
@@ -522,6 +522,8 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
           y++;
         }
       }
+      // Its rows are read: its pages go to the next chunk instead of waiting for a collection.
+      releaseBytes(data);
     }
   } finally {
     await reader.cancel().catch(() => {});

@@ -1,6 +1,7 @@
 // The one place that spawns adb: stdin closed, an allowlisted environment, output read up to a cap,
 // and a deadline that holds. It reports what happened and leaves the meaning to errors.ts.
 
+import { concatBytes, releaseBytes } from "../bytes.ts";
 import { ADB_ENV_NAMES } from "../env_vars.ts";
 
 const MiB = 1024 * 1024;
@@ -104,12 +105,8 @@ function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () =
     } catch {
       // The pipe broke or was closed under the read: keep what arrived.
     }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
+    const bytes = concatBytes(chunks);
+    for (const chunk of chunks) releaseBytes(chunk); // joined: their pages serve the next read
     return { bytes, overflowed };
   })();
   return { done, cancel: () => void reader.cancel().catch(() => {}) };
