@@ -696,6 +696,42 @@ pure("downscale matches the area average by definition, for whole and fractional
   }
 });
 
+pure(
+  "whole-number reductions up to 8 are exact, a u32 or a byte at a time, near 255 and with alpha",
+  () => {
+    // Bright translucent noise: every lane sum is near its largest (64 × 255 at k = 8), so a carry
+    // from one 16-bit lane into the next would show.
+    const img = noiseScreen(48, 72);
+    const { data } = img;
+    for (let i = 0; i < data.length; i++) data[i] = 192 + (data[i - (i % 4 === 3 ? 3 : 0)]! & 63);
+    // The same pixels one byte off 4-byte alignment: read a byte at a time.
+    const shifted = new Uint8Array(img.data.length + 1).subarray(1);
+    shifted.set(img.data);
+    for (const k of [2, 3, 4, 8]) {
+      const [w, h] = [48 / k, 72 / k];
+      const ref = referenceDownscale(img, w, h);
+      assert.deepEqual(downscale(img, w, h).data, ref.data, `aligned, k = ${k}`);
+      assert.deepEqual(
+        downscale({ ...img, data: shifted }, w, h).data,
+        ref.data,
+        `unaligned, k = ${k}`,
+      );
+    }
+  },
+);
+
+pure("a raw BGRA or RGBX frame reduced by a whole number keeps red red and alpha opaque", () => {
+  const img = noiseScreen(8, 8);
+  const bgra = Array.from(img.data);
+  for (let p = 0; p < bgra.length; p += 4) [bgra[p], bgra[p + 2]] = [bgra[p + 2]!, bgra[p]!];
+  const half = () => ({ width: 4, height: 4 });
+  const fromBgra = readRawScreencap(rawScreencap(8, 8, 5, bgra, 16), half);
+  assert.deepEqual(fromBgra.image.data, downscale(img, 4, 4).data);
+  const rgbx = Array.from(img.data, (v, i) => (i % 4 === 3 ? 7 : v));
+  const fromRgbx = readRawScreencap(rawScreencap(8, 8, 2, rgbx, 12), half);
+  assert.deepEqual(fromRgbx.image.data, downscale(img, 4, 4).data); // noiseScreen is opaque
+});
+
 pure("readPng decodes and reduces in one pass to what decoding then downscaling gives", () => {
   const screen = syntheticScreen(270, 600);
   for (const png of [writeFilteredPng(screen), encodePng(screen), fastPngEncode(screen)]) {
