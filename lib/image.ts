@@ -14,6 +14,19 @@ export interface RgbaImage {
   data: Uint8Array;
 }
 
+/** Every host Deno builds for is little-endian: a pixel's four bytes read as one u32, byte 0 lowest. */
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
+/**
+ * RGBA bytes as one u32 a pixel (red in the low byte), so a loop over pixels does one read where
+ * it would do four; undefined when the bytes are not 4-byte aligned (a typed array must be) or the
+ * host is big-endian, and the caller reads bytes instead.
+ */
+function pixelWords(data: Uint8Array, at = 0, pixels = (data.length - at) >> 2) {
+  if (!LITTLE_ENDIAN || (data.byteOffset + at) % 4 !== 0) return undefined;
+  return new Uint32Array(data.buffer, data.byteOffset + at, pixels);
+}
+
 export type ImageErrorCode =
   | "EMPTY"
   | "NOT_PNG"
@@ -812,6 +825,11 @@ export function readRawScreencap(bytes: Uint8Array, fit?: Fit): Frame {
 
 function isOpaque(img: RgbaImage): boolean {
   const { data } = img;
+  const words = pixelWords(data);
+  if (words) {
+    for (let i = 0; i < words.length; i++) if (words[i]! < 0xff000000) return false;
+    return true;
+  }
   for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return false;
   return true;
 }
@@ -839,14 +857,24 @@ export function encodePng(img: RgbaImage): Uint8Array {
   const { width, height, data } = img;
   const channels = isOpaque(img) ? 3 : 4;
   const stride = width * channels;
+  const rowIn = width * 4;
   const rows = new Uint8Array((stride + 1) * height);
+  // Row 0's Up filter takes the difference from a row of zeros (PNG spec 9.2): its bytes as they are.
+  const zeros = new Uint8Array(rowIn);
   for (let y = 0, o = 0; y < height; y++) {
     rows[o++] = 2; // Up
-    const at = y * width * 4;
-    const above = at - width * 4;
-    for (let x = 0, p = at; x < width; x++, p += 4) {
-      for (let c = 0; c < channels; c++) {
-        rows[o++] = y === 0 ? data[p + c]! : data[p + c]! - data[above + (p - at) + c]!;
+    const prior = y === 0 ? zeros : data;
+    const end = (y + 1) * rowIn;
+    // One loop per channel count keeps the inner loop free of branches.
+    if (channels === 3) {
+      for (let p = y * rowIn, q = p - rowIn * Math.min(y, 1); p < end; p += 4, q += 4, o += 3) {
+        rows[o] = data[p]! - prior[q]!;
+        rows[o + 1] = data[p + 1]! - prior[q + 1]!;
+        rows[o + 2] = data[p + 2]! - prior[q + 2]!;
+      }
+    } else {
+      for (let p = y * rowIn, q = p - rowIn * Math.min(y, 1); p < end; p++, q++, o++) {
+        rows[o] = data[p]! - prior[q]!;
       }
     }
   }
@@ -956,9 +984,6 @@ function reduceRows(
   return reducer.finish();
 }
 
-/** Every host Deno builds for is little-endian: a pixel's four bytes read as one u32, byte 0 lowest. */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-
 /**
  * The sums behind a whole-number reduction by `k` (k ≤ 8): each output pixel's k×k source pixels
  * added up as integers, rows at a time, then averaged by a lookup table with the weighted path's
@@ -974,12 +999,11 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
   const odd = new Uint32Array(outW); // bytes 1 and 3
   const average = new Uint8Array(area * 255 + 1);
   for (let sum = 0; sum < average.length; sum++) average[sum] = (sum + (area >> 1)) / area;
-  const packed = channels === 4 && LITTLE_ENDIAN;
   return {
     /** Adds one source row, starting at `at` in `src`, into the sums. */
     add(src: Uint8Array, at: number): void {
-      if (packed && (src.byteOffset + at) % 4 === 0) {
-        const pixels = new Uint32Array(src.buffer, src.byteOffset + at, outW * k);
+      const pixels = channels === 4 ? pixelWords(src, at, outW * k) : undefined;
+      if (pixels) {
         for (let ox = 0, q = 0; ox < outW; ox++) {
           let lo = 0, hi = 0;
           for (const end = q + k; q < end; q++) {
@@ -1241,10 +1265,18 @@ export function fitToEdge(
  */
 function flatShare(img: RgbaImage): number {
   const { data } = img;
+  const words = pixelWords(data);
   let same = 0;
-  for (let p = 4; p < data.length; p += 4) {
-    if (data[p] === data[p - 4] && data[p + 1] === data[p - 3] && data[p + 2] === data[p - 2]) {
-      same++;
+  if (words) {
+    // Red, green and blue are the low three bytes of a little-endian pixel.
+    for (let i = 1; i < words.length; i++) {
+      if (((words[i]! ^ words[i - 1]!) & 0xffffff) === 0) same++;
+    }
+  } else {
+    for (let p = 4; p < data.length; p += 4) {
+      if (data[p] === data[p - 4] && data[p + 1] === data[p - 3] && data[p + 2] === data[p - 2]) {
+        same++;
+      }
     }
   }
   return same / (img.width * img.height);

@@ -720,6 +720,19 @@ pure(
   },
 );
 
+pure("encoding reads pixels a u32 or a byte at a time to the same bytes", () => {
+  for (const img of [syntheticScreen(90, 200), gradient(33, 21), gradient(33, 21, false)]) {
+    const shifted = new Uint8Array(img.data.length + 1).subarray(1);
+    shifted.set(img.data);
+    const moved = { ...img, data: shifted };
+    assert.deepEqual(encodePng(moved), encodePng(img));
+    // A frame whose pixels sit off alignment, as a caller's view may: flatShare reads bytes.
+    const frame = (image: typeof img) => ({ image, ...image, blank: null });
+    const sizing = agentSizing({ maxEdge: 4000 }); // no reduction: the pixels are read as given
+    assert.deepEqual(encodeFrame(frame(moved), sizing), encodeFrame(frame(img), sizing));
+  }
+});
+
 pure("a raw BGRA or RGBX frame reduced by a whole number keeps red red and alpha opaque", () => {
   const img = noiseScreen(8, 8);
   const bgra = Array.from(img.data);
