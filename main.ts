@@ -88,7 +88,7 @@ function serve(config: Config): void {
     logError: (m: string) => writeErr(`phone-eye: ${m}`),
   };
   // Answers every line that is not a JSON-RPC message, and survives one that is too long.
-  const wire = new StdioWire(Deno.stdin.readable, Deno.stdout.writable);
+  const wire = new StdioWire(Deno.stdin, Deno.stdout);
   // A screenshot's garbage is collected once its answer has been written (lib/memory.ts).
   const send = wire.send.bind(wire);
   wire.send = (message) => send(message).finally(collector.afterSend);

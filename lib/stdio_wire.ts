@@ -163,70 +163,95 @@ export function judgeLine(line: string): LineVerdict {
   }
 }
 
+/** What the wire reads from: Deno.stdin, or anything with its read() (null at the end). */
+export interface ByteSource {
+  read(into: Uint8Array): Promise<number | null>;
+  /** Ends a pending read at once, so the process is free to exit (Deno.stdin.close()). */
+  close?(): void;
+}
+
+/** What the wire writes to: Deno.stdout, or anything with its write() (which may write part). */
+export interface ByteSink {
+  write(bytes: Uint8Array): Promise<number>;
+}
+
+/** Bytes asked of the input per read: a whole request line in one read, almost always. */
+const READ_BYTES = 64 * 1024;
+
 /**
- * The server's side of the stdio wire over any byte streams (main.ts passes Deno's stdin and
- * stdout). Closes when the input ends, as the MCP stdio transport says a server should.
+ * The server's side of the stdio wire (main.ts passes Deno.stdin and Deno.stdout). Reads and
+ * writes go straight to the resources, not through Web Streams: the first `Deno.stdin.readable`
+ * or `Deno.stdout.writable` costs some 6 ms of start-up on this project's machines, before any
+ * message can be read (bench/hand_bench.ts). Messages are written whole and in order. Closes when
+ * the input ends, as the MCP stdio transport says a server should.
  */
 export class StdioWire implements Transport {
   onclose?: Transport["onclose"];
   onerror?: Transport["onerror"];
   onmessage?: Transport["onmessage"];
 
-  readonly #input: ReadableStream<Uint8Array>;
-  readonly #output: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #input: ByteSource;
+  readonly #output: ByteSink;
   readonly #maxLineBytes: number;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #started = false;
   #closed = false;
+  /** The last write queued: each message is written whole after the one before it. */
+  #writing: Promise<void> = Promise.resolve();
 
-  constructor(
-    input: ReadableStream<Uint8Array>,
-    output: WritableStream<Uint8Array>,
-    maxLineBytes: number = MAX_LINE_BYTES,
-  ) {
+  constructor(input: ByteSource, output: ByteSink, maxLineBytes: number = MAX_LINE_BYTES) {
     this.#input = input;
-    this.#output = output.getWriter();
+    this.#output = output;
     this.#maxLineBytes = maxLineBytes;
   }
 
   start(): Promise<void> {
-    if (this.#reader !== undefined) return Promise.reject(new Error("StdioWire already started"));
-    this.#reader = this.#input.getReader();
-    void this.#read(this.#reader);
+    if (this.#started) return Promise.reject(new Error("StdioWire already started"));
+    this.#started = true;
+    void this.#read();
     return Promise.resolve();
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) throw new Error("the stdio wire is closed");
-    try {
-      await this.#output.write(new TextEncoder().encode(serializeMessage(message)));
-    } catch (error) {
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("the stdio wire is closed"));
+    const bytes = new TextEncoder().encode(serializeMessage(message));
+    const written = this.#writing.then(() => this.#writeAll(bytes));
+    this.#writing = written.catch(() => {});
+    return written.catch((error) => {
       // The client stopped reading (its end of the pipe is gone): nothing more can be said.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       void this.close();
       throw error;
-    }
+    });
   }
 
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
-    // Ends the pending read, so the process is free to exit once its calls are done.
-    void this.#reader?.cancel().catch(() => {});
+    try {
+      this.#input.close?.(); // ends the pending read
+    } catch {
+      // Already closed: nothing to end.
+    }
     this.onclose?.();
     return Promise.resolve();
   }
 
-  async #read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  async #writeAll(bytes: Uint8Array): Promise<void> {
+    for (let at = 0; at < bytes.length;) at += await this.#output.write(bytes.subarray(at));
+  }
+
+  async #read(): Promise<void> {
     const framer = new LineFramer(this.#maxLineBytes);
     const decoder = new TextDecoder();
+    const buffer = new Uint8Array(READ_BYTES); // the framer copies what it keeps
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done || this.#closed) break;
-        for (const piece of framer.push(value)) this.#handle(piece, decoder);
+        const n = await this.#input.read(buffer);
+        if (n === null || this.#closed) break;
+        for (const piece of framer.push(buffer.subarray(0, n))) this.#handle(piece, decoder);
         // Answers to broken lines are not awaited one by one; a client that floods them without
         // reading stdout is held here, so the unsent answers cannot pile up in memory.
-        await this.#output.ready;
+        await this.#writing;
       }
       for (const piece of framer.end()) this.#handle(piece, decoder);
     } catch (error) {

@@ -1,10 +1,48 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
-import { judgeLine, LineFramer, StdioWire } from "../lib/stdio_wire.ts";
+import {
+  type ByteSink,
+  type ByteSource,
+  judgeLine,
+  LineFramer,
+  StdioWire,
+} from "../lib/stdio_wire.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+
+/** A stream as the wire's input, read as Deno.stdin is: into the caller's buffer, a part at a time. */
+function sourceOf(stream: ReadableStream<Uint8Array>): ByteSource {
+  const reader = stream.getReader();
+  let rest: Uint8Array = new Uint8Array(0);
+  return {
+    async read(into) {
+      if (rest.length === 0) {
+        const { done, value } = await reader.read();
+        if (done) return null;
+        rest = value;
+      }
+      const n = Math.min(into.length, rest.length);
+      into.set(rest.subarray(0, n));
+      rest = rest.subarray(n);
+      return n;
+    },
+    close: () => void reader.cancel().catch(() => {}),
+  };
+}
+
+/** A stream as the wire's output, written as Deno.stdout is: at most `most` bytes a write. */
+function sinkOf(stream: WritableStream<Uint8Array>, most = 7): ByteSink {
+  const writer = stream.getWriter();
+  return {
+    async write(bytes) {
+      const part = bytes.slice(0, most);
+      await writer.write(part);
+      return part.length;
+    },
+  };
+}
 
 function frames(framer: LineFramer, ...chunks: string[]): string[] {
   return chunks.flatMap((c) => framer.push(enc.encode(c))).map((f) =>
@@ -73,7 +111,7 @@ Deno.test({
   async fn() {
     const input = new TransformStream<Uint8Array, Uint8Array>();
     const output = new TransformStream<Uint8Array, Uint8Array>();
-    const wire = new StdioWire(input.readable, output.writable, 64);
+    const wire = new StdioWire(sourceOf(input.readable), sinkOf(output.writable), 64);
     const delivered: JSONRPCMessage[] = [];
     let closed = false;
     wire.onmessage = (m) => delivered.push(m);
