@@ -60,9 +60,10 @@ function shotSaver(dir: string | undefined): ((png: Uint8Array) => Promise<strin
  * Revokes every baked net grant the configuration does not use, so the running process can reach
  * its vision host and nothing else. Grants can only ever be narrowed at run time, never widened.
  */
-async function narrowNet(config: Config): Promise<void> {
+function narrowNet(config: Config): void {
   const plan = planNetNarrowing(BUILD.net, visionHost(config.vision), visionPort(config.vision));
-  for (const host of plan.revoke) await Deno.permissions.revoke({ name: "net", host });
+  // Synchronous: some twenty revocations cost ~1.5 ms as awaited promises, all of it at start-up.
+  for (const host of plan.revoke) Deno.permissions.revokeSync({ name: "net", host });
 }
 
 function world(config: Config) {
@@ -127,7 +128,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;
   }
-  await narrowNet(config);
+  narrowNet(config);
   if (command === "doctor") return await doctor(config);
   serve(config);
 }
