@@ -17,18 +17,24 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
  * the whole of its buffer (`ArrayBuffer.prototype.transfer(0)` detaches it); a view into a larger
  * buffer is left alone, since something else may share that buffer. After this the array is empty.
  *
- * Why: a screenshot streams through ~160 chunks of 64 KiB (adb's pipe, the inflater). Kept until a
+ * Why: a screenshot turns over megabytes of short-lived arrays (rows, frames, chunks). Kept until a
  * collection, each is fresh memory the kernel must fault in, and on this project's 2-core VMs those
  * faults cost more than the decoding (~2,000 faults and ~30 ms a screenshot; bench/look_bench.ts
- * prints faults per call). Released as soon as it is read, the allocator hands the same pages to
- * the next chunk.
+ * prints faults per call). Released as soon as it is used, the allocator hands the same pages to
+ * the next one.
  */
 export function releaseBytes(bytes: Uint8Array): void {
-  const { buffer } = bytes;
-  if (
-    buffer instanceof ArrayBuffer && bytes.byteOffset === 0 &&
-    bytes.byteLength === buffer.byteLength
-  ) {
-    buffer.transfer(0);
-  }
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) releaseChunk(bytes);
+}
+
+/**
+ * releaseBytes for a chunk read from a stream, which owns its buffer even when it fills only part
+ * of it: a byte stream gives each read a buffer of its own (the Streams standard's
+ * autoAllocateChunkSize; Deno's pipes allocate 64 KiB a read, whatever arrives), and the runtime's
+ * DecompressionStream hands out a new array per chunk. A child's few-byte answer would otherwise
+ * hold 64 KiB until a collection.
+ */
+export function releaseChunk(chunk: Uint8Array): void {
+  const { buffer } = chunk;
+  if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
 }

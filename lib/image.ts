@@ -4,7 +4,7 @@
 import { decode as fastPngDecode } from "fast-png";
 import { encode as jpegJsEncode } from "jpeg-js";
 import { crc32, deflateSync, inflateSync } from "node:zlib";
-import { concatBytes, releaseBytes } from "./bytes.ts";
+import { concatBytes, releaseBytes, releaseChunk } from "./bytes.ts";
 import { AgentError } from "./errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
@@ -539,7 +539,7 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
         }
       }
       // Its rows are read: its pages go to the next chunk instead of waiting for a collection.
-      releaseBytes(data);
+      releaseChunk(data);
     }
   } finally {
     await reader.cancel().catch(() => {});
@@ -889,13 +889,16 @@ export function encodePng(img: RgbaImage): Uint8Array {
     pngChunk(IDAT, deflateSync(rows, { level: 6 })),
     pngChunk(IEND, new Uint8Array(0)),
   ];
+  releaseBytes(rows); // deflated: megabytes the next encode can reuse at once
   return concatBytes(parts);
 }
 
 /** Baseline JPEG, 4:4:4 (jpeg-js does not subsample chroma, which keeps coloured text sharp). */
 export function encodeJpeg(img: RgbaImage, quality: number): Uint8Array {
   const out = jpegJsEncode({ width: img.width, height: img.height, data: img.data }, quality);
-  return new Uint8Array(out.data); // jpeg-js hands back a Node Buffer; callers get a plain array
+  // jpeg-js hands back a Node Buffer; callers get a plain array over the same bytes (no copy).
+  const { buffer, byteOffset, byteLength } = out.data;
+  return new Uint8Array(buffer, byteOffset, byteLength);
 }
 
 /**
@@ -1367,7 +1370,7 @@ export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
   // ends within 12 rounds; 24 is only a backstop.
   for (let round = 0; round < 24; round++) {
     const { width, height, scale } = fitToEdge(source.width, source.height, edge, snap);
-    const resized = downscale(frame.image, width, height);
+    using resized = pixelsInHand(frame.image, downscale(frame.image, width, height));
     const result = (bytes: Uint8Array, mimeType: AgentImage["mimeType"]): AgentImage => ({
       bytes,
       mimeType,
@@ -1402,6 +1405,19 @@ export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
     "TOO_LARGE",
     `Cannot fit a ${source.width}×${source.height} screenshot in ${maxBase64Bytes} base64 bytes without going below ${MIN_EDGE} px on the long edge (last try ${lastTry}); raise the byte budget`,
   );
+}
+
+/**
+ * A smaller copy made for one round of encodeFrame, released when the round ends; the frame's own
+ * pixels (no reduction needed) are the caller's to keep.
+ */
+function pixelsInHand(own: RgbaImage, made: RgbaImage): RgbaImage & Disposable {
+  return {
+    ...made,
+    [Symbol.dispose]() {
+      if (made !== own) releaseBytes(made.data);
+    },
+  };
 }
 
 /** A decoded image as a full-size frame (its blankness not read). */

@@ -116,26 +116,32 @@ async function see(
 ): Promise<Seen> {
   const started = Date.now();
   const sizing = visionSizing();
-  const shot = await captureScreen(
-    device,
-    "take a screenshot for the vision model",
-    fitFor(sizing),
-  );
-  // The look has answered without it: neither keep the screenshot nor send it anywhere.
-  if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
-  stage.phase = "vision";
-  stage.shotMs = Date.now() - started;
-  step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
-  const image = encodeFrame(shot.frame, sizing);
+  const { image, note, saving } = await (async () => {
+    // The pixels are handed back as soon as they are encoded, not after the model's answer.
+    using shot = await captureScreen(
+      device,
+      "take a screenshot for the vision model",
+      fitFor(sizing),
+    );
+    // The look has answered without it: neither keep the screenshot nor send it anywhere.
+    if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
+    stage.phase = "vision";
+    stage.shotMs = Date.now() - started;
+    step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
+    return {
+      image: encodeFrame(shot.frame, sizing),
+      note: shot.note,
+      saving: saveShot?.(shot.png()),
+    };
+  })();
   const screen = { width: image.sourceWidth, height: image.sourceHeight };
-  const saving = saveShot?.(shot.png());
   try {
     const answer = await vision.describe(
       { bytes: image.bytes, mimeType: image.mimeType, width: image.width, height: image.height },
       buildVisionPrompt(question, screen, image),
       cut,
     );
-    return { answer, screen, note: shot.note, saved: await saving };
+    return { answer, screen, note, saved: await saving };
   } finally {
     stage.phase = "done";
     // saveShot never throws; waiting for it when vision fails too leaves no write running after the look.

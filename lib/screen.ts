@@ -9,6 +9,7 @@ import {
 } from "./adb/commands.ts";
 import { type Device, freshDumpPath } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
+import { releaseBytes } from "./bytes.ts";
 import {
   decodeRawScreencap,
   encodePng,
@@ -21,7 +22,12 @@ import {
 } from "./image.ts";
 import { type DumpResult, extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
 
-export interface Screenshot {
+/**
+ * A capture. Disposing of it (`using shot = await captureScreen(...)`) hands the frame's pixels
+ * back at once, megabytes the next capture reuses instead of faulting in fresh pages; the frame
+ * must not be read after that. The PNG stays valid: a save may still be writing it.
+ */
+export interface Screenshot extends Disposable {
   /** The pixels at the size the caller asked for, with the screen's own size. */
   frame: Frame;
   /**
@@ -107,7 +113,14 @@ export async function captureScreen(
       }, so it shows nothing usable. Either the app marks its window secure (FLAG_SECURE: banking, passwords, DRM video), which hides it from screenshots, or the screen is off or locked — try phone_key "wake", and rely on the UI tree (phone_look's [ui-tree]) for secure screens`,
     );
   }
-  return { frame, png, note };
+  return {
+    frame,
+    png,
+    note,
+    [Symbol.dispose]() {
+      releaseBytes(frame.image.data);
+    },
+  };
 }
 
 /**

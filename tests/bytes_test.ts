@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { concatBytes, releaseBytes } from "../lib/bytes.ts";
+import { concatBytes, releaseBytes, releaseChunk } from "../lib/bytes.ts";
 
 Deno.test("concatBytes joins in order, and an empty list is an empty array", () => {
   const joined = concatBytes([Uint8Array.of(1, 2), new Uint8Array(0), Uint8Array.of(3)]);
@@ -22,4 +22,20 @@ Deno.test("releaseBytes detaches an array that owns its buffer, and leaves a sha
   const offset = new Uint8Array(shared.buffer, 0, 8);
   releaseBytes(offset);
   assert.equal(shared.buffer.detached, false);
+});
+
+Deno.test("releaseChunk detaches a pipe chunk's whole buffer, though the chunk fills part of it", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "await Deno.stdout.write(new Uint8Array(3000))"],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of child.stdout) chunks.push(chunk);
+  await child.status;
+  const first = chunks[0]!;
+  assert.ok(first.byteLength < first.buffer.byteLength, "a read fills part of its buffer");
+  releaseChunk(first);
+  assert.equal((first.buffer as ArrayBuffer).detached, true);
+  releaseChunk(first); // twice is harmless
 });

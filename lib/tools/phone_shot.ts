@@ -16,7 +16,7 @@ export const phoneShot = defineTool({
     const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
       await Promise.all([import("../screen.ts"), import("../image.ts")]);
     const sizing = agentSizing();
-    const shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
+    using shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
     const image = encodeFrame(shot.frame, sizing);
     collectGarbage?.(); // the decode's and encoder's buffers, once the answer is out
     const lines = [scaleNote(image)];
