@@ -1,7 +1,7 @@
 // The one place that spawns adb: stdin closed, an allowlisted environment, output read up to a cap,
 // and a deadline that holds. It reports what happened and leaves the meaning to errors.ts.
 
-import { concatBytes, releaseBytes } from "../bytes.ts";
+import { releaseBytes } from "../bytes.ts";
 import { ADB_ENV_NAMES } from "../env_vars.ts";
 
 const MiB = 1024 * 1024;
@@ -79,34 +79,54 @@ interface Drain {
   cancel(): void;
 }
 
-/** Reads a pipe until it ends or passes `cap`; past the cap it calls onOverflow and stops. */
+/** Bytes a pipe read may take: the size of a Linux pipe's buffer. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads a pipe until it ends or passes `cap`; past the cap it calls onOverflow and stops.
+ *
+ * Each read goes into one scratch buffer handed back and forth (a BYOB reader) and is copied into
+ * an output that doubles as it fills. A default reader would allocate 64 KiB for every read, and
+ * one more at the end of the pipe that it never hands out: two per adb call (stdout and stderr),
+ * kept until a full collection, which made every call leave some 128 KiB behind
+ * (bench/memory_bench.ts).
+ */
 function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () => void): Drain {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const reader = stream.getReader({ mode: "byob" });
   let overflowed = false;
   const done = (async () => {
+    let scratch = new ArrayBuffer(READ_BYTES);
+    let out = new Uint8Array(0);
+    let size = 0;
     try {
       for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
+        const { done, value } = await reader.read(new Uint8Array(scratch));
+        if (done || value === undefined) break;
+        scratch = value.buffer as ArrayBuffer; // the read hands the buffer back
         if (size + value.length > cap) {
           // What arrived is of no use past the cap: let it go before anything else is allocated.
           overflowed = true;
-          chunks.length = 0;
+          out = new Uint8Array(0);
           size = 0;
           onOverflow();
           await reader.cancel();
           break;
         }
-        chunks.push(value);
+        if (size + value.length > out.length) {
+          const grown = new Uint8Array(
+            Math.min(cap, Math.max(out.length * 2, size + value.length)),
+          );
+          grown.set(out.subarray(0, size));
+          releaseBytes(out);
+          out = grown;
+        }
+        out.set(value, size);
         size += value.length;
       }
     } catch {
       // The pipe broke or was closed under the read: keep what arrived.
     }
-    const bytes = concatBytes(chunks);
-    for (const chunk of chunks) releaseBytes(chunk); // joined: their pages serve the next read
+    const bytes = size === out.length ? out : new Uint8Array(out.buffer.transfer(size));
     return { bytes, overflowed };
   })();
   return { done, cancel: () => void reader.cancel().catch(() => {}) };
