@@ -15,13 +15,21 @@ import { startFlags } from "../tests/helpers/phone_eye.ts";
 
 /** VmRSS and VmHWM of a process in MiB, read through `cat` (Deno grants /proc/<pid> to no less
  * than --allow-all, which a bench has no business asking for). */
-async function memory(pid: number): Promise<{ rss: number; peak: number }> {
+async function memory(
+  pid: number,
+): Promise<{ rss: number; peak: number; anon: number; file: number }> {
   const out = await new Deno.Command("cat", { args: [`/proc/${pid}/status`], stdin: "null" })
     .output();
   const status = new TextDecoder().decode(out.stdout);
   const kib = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status)?.[1]);
-  return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+  return {
+    rss: kib("VmRSS") / 1024,
+    peak: kib("VmHWM") / 1024,
+    // Anonymous memory (heaps, buffers) against mapped files (the deno binary's own code).
+    anon: kib("RssAnon") / 1024,
+    file: kib("RssFile") / 1024,
+  };
 }
 
 /** One cycle of eight calls: two screenshots, two looks with vision, four hand verbs. */
@@ -82,13 +90,17 @@ async function main(argv: string[]): Promise<void> {
     }), sim latency ${values.latency} ms, vision: local OpenAI-compatible fixture`,
   );
   console.log(`runtime flags: ${(await startFlags()).join(" ") || "(none)"}`);
-  console.log(`idle (1 s after tools/list): ${idle.rss.toFixed(1)} MiB`);
+  const split = (m: { anon: number; file: number }) =>
+    `anonymous ${m.anon.toFixed(1)}, mapped files ${m.file.toFixed(1)}`;
+  console.log(`idle (1 s after tools/list): ${idle.rss.toFixed(1)} MiB (${split(idle)})`);
   console.log("calls  VmRSS MiB");
   for (const p of curve) {
     console.log(`${String(p.calls).padStart(5)}  ${p.rss.toFixed(1).padStart(8)}`);
   }
   console.log(
-    `peak (VmHWM): ${end.peak.toFixed(1)} MiB; after ${calls} calls: ${end.rss.toFixed(1)} MiB`,
+    `peak (VmHWM): ${end.peak.toFixed(1)} MiB; after ${calls} calls: ${end.rss.toFixed(1)} MiB (${
+      split(end)
+    })`,
   );
   if (mid !== undefined) {
     console.log(
@@ -98,6 +110,7 @@ async function main(argv: string[]): Promise<void> {
     );
   }
   console.log(`${calls} calls in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(rig.stderr().split("\n").filter((l) => l.startsWith("MEM")).join("\n"));
 }
 
 if (import.meta.main) await main(Deno.args);

@@ -17,29 +17,34 @@ export interface GarbageCollector {
 }
 
 /**
- * External memory (typed-array backing stores) a young collection may leave behind before a full
- * one runs too: about one screenshot's worth. bench/memory_bench.ts: at 24 MiB, 200 calls ended
- * near 100 MiB; with a full collection after every screenshot, the next one decoded ~10 ms slower
- * (the pages handed back are faulted in again).
+ * How far the heap and external memory together may grow past what the last full collection left
+ * before the next one runs. A screenshot's large buffers are handed back as soon as they are used
+ * (lib/bytes.ts), so what a call leaves is small (tens of KiB: request bodies, strings, promoted
+ * objects) and a young collection frees most of it; the rest is promoted and waits for a full
+ * collection. bench/memory_bench.ts, 200 mixed calls back to back: collecting only the young
+ * generation let RSS creep past 100 MiB; a full collection after nearly every screenshot (the
+ * policy before the buffers were handed back) ended at 85 MiB but took 15.6 s, since each one
+ * hands back pages the next screenshot faults in again; allowing 4 MiB of growth ends at
+ * 93 MiB, flat, in 13 s, and 2 MiB gains nothing (93 MiB, 14 s).
  */
-const EXTERNAL_LIMIT = 16 * 1024 * 1024;
+const GROWTH_LIMIT = 4 * 1024 * 1024;
 
 /**
- * A screenshot turns over some 15 MB of typed-array backing stores (the inflater's chunks, the
- * reduced frame, the encoder's rows) and, for a JPEG, megabytes of jpeg-js's tables on the JS
- * heap. V8 counts the first against an external allowance of about 64 MB before it collects on
- * its own and keeps the heap pages the second grew, so resident memory climbs and steps. Once the
- * answer has been written (not while the agent waits for it), a young collection (a scavenge,
- * under a millisecond) frees what died young; when more than EXTERNAL_LIMIT is left, a full
- * collection of the last-resort flavour (V8's CollectAllAvailableGarbage, which also hands
- * emptied pages back) follows. bench/memory_bench.ts: 200 calls end near 90 MiB, flat, against
- * 317 MiB before.
+ * Once a screenshot's answer has been written (not while the agent waits for it), a young
+ * collection (a scavenge, under a millisecond) frees what died young. When the heap and external
+ * memory have grown by more than GROWTH_LIMIT since the last full collection, a full collection
+ * of the last-resort flavour follows (V8's CollectAllAvailableGarbage, which also hands emptied
+ * pages back to the system), and its result is the new baseline.
  */
 export function createGarbageCollector(
   gc: ExposedGc | undefined = (globalThis as { gc?: ExposedGc }).gc,
-  externalBytes: () => number = () => Deno.memoryUsage().external,
+  usedBytes: () => number = () => {
+    const { heapUsed, external } = Deno.memoryUsage();
+    return heapUsed + external;
+  },
 ): GarbageCollector {
   let pending = false;
+  let baseline: number | undefined;
   return {
     request() {
       pending = gc !== undefined;
@@ -48,7 +53,11 @@ export function createGarbageCollector(
       if (!pending || gc === undefined) return;
       pending = false;
       gc({ type: "minor" });
-      if (externalBytes() > EXTERNAL_LIMIT) gc({ type: "major", flavor: "last-resort" });
+      const used = usedBytes();
+      baseline ??= used;
+      if (used - baseline <= GROWTH_LIMIT) return;
+      gc({ type: "major", flavor: "last-resort" });
+      baseline = usedBytes();
     },
   };
 }

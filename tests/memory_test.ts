@@ -1,15 +1,21 @@
-// lib/memory.ts: a screenshot's garbage is collected after the next message goes out, once.
+// lib/memory.ts: a screenshot's garbage is collected after the next message goes out, once,
+// and fully when memory has grown past the allowance since the last full collection.
 
 import assert from "node:assert/strict";
 import { createGarbageCollector } from "../lib/memory.ts";
 
 Deno.test({
-  name: "a requested collection runs after the next send, once: young, then full when memory stays",
+  name:
+    "a requested collection runs after the next send, once: young, then full past 4 MiB of growth",
   permissions: "none",
   fn() {
     const calls: unknown[] = [];
-    let external = 1 << 20;
-    const collector = createGarbageCollector((options) => void calls.push(options), () => external);
+    const MiB = 1 << 20;
+    let used = 30 * MiB;
+    const collector = createGarbageCollector((options) => {
+      calls.push(options);
+      if (options?.type === "major") used = 31 * MiB; // what the full collection left
+    }, () => used);
     collector.afterSend();
     assert.deepEqual(calls, [], "nothing was requested");
     collector.request();
@@ -17,11 +23,19 @@ Deno.test({
     assert.deepEqual(calls, [], "not while the answer is still being made");
     collector.afterSend();
     collector.afterSend();
-    assert.deepEqual(calls, [{ type: "minor" }], "a scavenge left little: no full collection");
-    external = 64 << 20;
+    assert.deepEqual(calls, [{ type: "minor" }], "the first one sets the baseline: young only");
+    used = 34 * MiB;
     collector.request();
     collector.afterSend();
-    assert.deepEqual(calls.slice(1), [{ type: "minor" }, { type: "major", flavor: "last-resort" }]);
+    assert.deepEqual(calls.slice(1), [{ type: "minor" }], "4 MiB of growth is allowed");
+    used = 35 * MiB;
+    collector.request();
+    collector.afterSend();
+    assert.deepEqual(calls.slice(2), [{ type: "minor" }, { type: "major", flavor: "last-resort" }]);
+    used = 34 * MiB; // within 4 MiB of the 31 the full collection left: no second one
+    collector.request();
+    collector.afterSend();
+    assert.deepEqual(calls.slice(4), [{ type: "minor" }]);
   },
 });
 
