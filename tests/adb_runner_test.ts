@@ -96,6 +96,34 @@ exec sleep 30`,
   }
 });
 
+Deno.test("output in many reads comes back whole and in order, stdout and stderr alike", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "phone_eye_reads_" });
+  try {
+    // 300,001 bytes that differ byte to byte, written in uneven pieces: many reads, several
+    // doublings of the output, an odd length at the end.
+    const data = Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7919 + (i >> 8)) & 255);
+    await Deno.writeFile(`${dir}/data`, data);
+    const adb = await script(
+      dir,
+      "adb",
+      `head -c 1000 "${dir}/data"; printf 'warn ' >&2
+tail -c +1001 "${dir}/data" | head -c 150000; printf 'ing' >&2
+tail -c +151001 "${dir}/data"`,
+    );
+    const outcome = await createAdbRunner(adb, SH_ENV)(["exec-out", "x"], {
+      timeoutMs: 20_000,
+      output: "image",
+    });
+    assert.equal(outcome.kind, "exited");
+    if (outcome.kind !== "exited") return;
+    assert.equal(outcome.stdout.length, data.length);
+    assert.deepEqual(outcome.stdout, data);
+    assert.equal(outcome.stderr, "warn ing");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is still accepted", async () => {
   const dir = await Deno.makeTempDir({ prefix: "phone_eye_flood_" });
   try {
