@@ -368,13 +368,22 @@ async function main(argv: string[]): Promise<void> {
     await measureOp("shotSlow", ops.shot);
     await measureOp("treeSlow", ops.tree);
     sim.faults.clear();
+    // The protocol's own round trip, no adb at all: the part of every row above that is the MCP
+    // client and the pipes, which no server can go below.
+    const pings: Party[] = [
+      { label: "phone-eye", run: async () => void await eye.client.ping() },
+      ...(peerServer === undefined
+        ? []
+        : [{ label: "mobile-mcp", run: async () => void await peerServer!.client.ping() }]),
+    ];
+    const pinged = await measure(pings, runs, () => []);
     const rssAfter = {
       eye: await rssMiB(eye.pid),
       peer: peerServer === undefined ? null : await rssMiB(peerServer.pid),
     };
 
     // ---- report ----
-    const ms = (n: number) => Number.isNaN(n) ? "–" : `${n.toFixed(0)} ms`;
+    const ms = (n: number) => Number.isNaN(n) ? "–" : `${n.toFixed(n < 10 ? 1 : 0)} ms`;
     const mib = (n: number | null) => n === null || Number.isNaN(n) ? "–" : `${n.toFixed(0)} MiB`;
     const ratio = (a: number, b: number) =>
       Number.isNaN(a) || Number.isNaN(b) ? "–" : `${(a / b).toFixed(2)}×`;
@@ -433,6 +442,14 @@ async function main(argv: string[]): Promise<void> {
     opRow("shotSlow", "screenshot, realistic");
     opRow("tree", "UI tree (phone_look without vision), fast");
     opRow("treeSlow", "UI tree (phone_look without vision), realistic");
+    const pingMs = pinged.map((m) => median(m.ms));
+    rows.push([
+      "MCP round trip alone (`ping`, no adb)",
+      ms(pingMs[0]!),
+      pingMs.length > 1 ? ms(pingMs[1]!) : "–",
+      "",
+      pingMs.length > 1 ? ratio(pingMs[0]!, pingMs[1]!) : "–",
+    ]);
 
     const cpu = cpus()[0]?.model.trim() ?? "unknown CPU";
     const adbVersion = (await adb.adb("version")).stdout.split("\n")[0] ?? "adb";
@@ -478,8 +495,24 @@ async function main(argv: string[]): Promise<void> {
     );
   } finally {
     for (const server of servers) await server.close();
+    if (!values["no-peer"]) await stopPeerDaemons(values["peer-dir"]);
     await adb.close();
     await sim.close();
+  }
+}
+
+/**
+ * Ends what the peer left running: its mobilecli binary starts a daemon (`mobilecli daemon start`)
+ * that outlives mobile-mcp. Only processes whose command line lies in the bench's own install
+ * folder are signalled; without pkill the daemon is named so it can be stopped by hand.
+ */
+async function stopPeerDaemons(dir: string): Promise<void> {
+  const pattern = `${dir}/node_modules/@mobilenext/`;
+  try {
+    await new Deno.Command("pkill", { args: ["-f", pattern], stdin: "null", stderr: "null" })
+      .output();
+  } catch {
+    console.error(`pkill is not available: stop what runs from ${pattern} by hand`);
   }
 }
 
