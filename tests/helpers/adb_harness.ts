@@ -8,6 +8,8 @@
 //
 // Pass `adb.env` to any other process that must talk to this server (e.g. phone-eye's main.ts).
 
+import { stablePort } from "./ports.ts";
+
 export interface AdbRun {
   code: number;
   stdout: string;
@@ -31,13 +33,6 @@ export interface AdbHarness {
   waitForState(serial: string, want: string | null, timeoutMs?: number): Promise<void>;
   /** `adb kill-server`, waits until the port is closed, removes the temp HOME. */
   close(): Promise<void>;
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 async function portOpen(port: number): Promise<boolean> {
@@ -67,7 +62,7 @@ export async function startAdbHarness(options: AdbHarnessOptions = {}): Promise<
   const binary = options.binary ?? "adb";
   const path = Deno.env.get("PATH") ?? "/usr/bin:/bin";
   const home = await Deno.makeTempDir({ prefix: "phone_eye_adb_" });
-  const port = freePort();
+  const port = stablePort();
   const env: Record<string, string> = {
     ANDROID_ADB_SERVER_PORT: String(port),
     HOME: home,
