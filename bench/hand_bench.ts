@@ -9,7 +9,12 @@
 import { parseArgs } from "node:util";
 import { withExitMarker } from "../lib/adb/exit_marker.ts";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
-import { startFlags, startPhoneEye, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
+import {
+  type PhoneEyeOptions,
+  startFlags,
+  startPhoneEye,
+  testPermissionFlags,
+} from "../tests/helpers/phone_eye.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
 import { median, time } from "./stats.ts";
 
@@ -50,12 +55,24 @@ async function main(): Promise<void> {
       if (i >= 0) denoStart.push(took);
     }
     const toList = variants.map(() => [] as number[]);
-    for (const [v, [, runtimeFlags]] of variants.entries()) {
+    // The same stack with nothing of phone-eye's own: the SDK, zod and the stdio wire, one tool.
+    const stackOnly: number[] = [];
+    const blocks: Array<{ into: number[]; options: PhoneEyeOptions }> = [
+      ...variants.map(([, runtimeFlags], v) => ({
+        into: toList[v]!,
+        options: { env, flags, runtimeFlags },
+      })),
+      {
+        into: stackOnly,
+        options: { env, flags, runtimeFlags: start, entry: "bench/sdk_floor_server.ts" },
+      },
+    ];
+    for (const { into, options } of blocks) {
       for (let i = -1; i < starts; i++) {
         const t0 = performance.now();
-        const eye = await startPhoneEye({ env, flags, runtimeFlags });
+        const eye = await startPhoneEye(options);
         await eye.client.listTools();
-        if (i >= 0) toList[v]!.push(performance.now() - t0);
+        if (i >= 0) into.push(performance.now() - t0);
         await eye.close();
       }
     }
@@ -83,7 +100,14 @@ async function main(): Promise<void> {
       console.log(`  phone-eye, ${name}: ${ms(median(toList[v]!))}`);
     }
     console.log(
-      `  phone-eye's own share with the start flags: ${ms(median(toList[0]!) - median(denoStart))}`,
+      `  the stack alone (SDK, zod, the stdio wire, one tool: bench/sdk_floor_server.ts), start flags: ${
+        ms(median(stackOnly))
+      }`,
+    );
+    console.log(
+      `  phone-eye's own share with the start flags: ${
+        ms(median(toList[0]!) - median(stackOnly))
+      } over the stack alone, ${ms(median(toList[0]!) - median(denoStart))} over an empty file`,
     );
     console.log(`  imports, in one process with the start flags (median, in load order):`);
     for (const [name, t] of Object.entries(imports)) {

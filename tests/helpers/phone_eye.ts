@@ -51,6 +51,8 @@ export interface PhoneEyeOptions {
   flags?: string[];
   /** Replaces the start task's runtime flags (benches compare start-up without them). */
   runtimeFlags?: string[];
+  /** Another entry point than main.ts, from the repository root (a bench's reference server). */
+  entry?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeP
       "--no-prompt",
       ...(options.runtimeFlags ?? await startFlags()),
       ...flags,
-      `${ROOT}main.ts`,
+      `${ROOT}${options.entry ?? "main.ts"}`,
       ...(options.args ?? []),
     ],
     env: {
