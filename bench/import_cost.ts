@@ -16,8 +16,8 @@ const steps: Array<[string, () => Promise<unknown>]> = [
   ],
   ["@modelcontextprotocol/server/stdio", () => import("@modelcontextprotocol/server/stdio")],
   ["lib/adb (device, runner, commands, errors)", () => import("../lib/adb/device.ts")],
-  ["lib/tools (the seven definitions and the hand)", () => import("../lib/tools/index.ts")],
-  ["lib/server.ts", () => import("../lib/server.ts")],
+  // The verbs' definitions (zod schemas, handlers) load with the first call, not here.
+  ["lib/server.ts and the tool listing", () => import("../lib/server.ts")],
   ["lib/config.ts, sandbox.ts, vision seam", () =>
     Promise.all([
       import("../lib/config.ts"),
@@ -32,8 +32,8 @@ for (const [name, load] of steps) {
   times[name] = now - t;
   t = now;
 }
-// Building the server and its tool list (each zod schema turned into JSON Schema happens on the
-// first tools/list; createServer registers the tools).
+// Building the server: createServer registers the seven tools from lib/tools/listing.json, whose
+// input schemas are JSON Schema already, so tools/list converts nothing.
 const { createServer } = await import("../lib/server.ts");
 const { createVision } = await import("../lib/vision/vision.ts");
 createServer({

@@ -6,13 +6,20 @@ import {
   McpServer,
   type ProgressNotification,
   type ServerContext,
+  type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
+import type { z } from "zod";
 import { VERSION } from "./config.ts";
-import { TOOLS } from "./tools/index.ts";
+import listing from "./tools/listing.json" with { type: "json" };
 import {
   agentMessage,
+  callSchema,
   errorResult,
+  LISTED_SCHEMA_TARGET,
+  type ListedTool,
+  type Listing,
   type ToolCall,
+  type ToolDef,
   type ToolDeps,
   ToolInputError,
 } from "./tools/tool.ts";
@@ -80,28 +87,70 @@ function refuseLoneSurrogates(args: unknown): void {
   }
 }
 
+let verbs: Promise<ReadonlyMap<string, ToolDef>> | undefined;
+
+/**
+ * A verb's definition: its zod schema, its handler and the adb commands under it. They load with
+ * the first call to any verb, not at start-up, which lists from lib/tools/listing.json.
+ */
+async function verb(name: string): Promise<ToolDef> {
+  verbs ??= import("./tools/index.ts").then(({ TOOLS }) => new Map(TOOLS.map((t) => [t.name, t])));
+  const tool = (await verbs).get(name);
+  if (tool === undefined) {
+    throw new Error(`${name} is listed but not defined: run deno task listing`);
+  }
+  return tool;
+}
+
+/**
+ * A listed tool's input schema as the SDK takes one (Standard Schema with JSON Schema): tools/list
+ * gets the JSON Schema the listing holds, and a call's arguments are checked by the definition's
+ * own zod schema, built on the first call.
+ */
+function listedSchema(listed: ListedTool): StandardSchemaWithJSON {
+  let schema: Promise<z.ZodObject> | undefined;
+  const jsonSchema = ({ target }: { target: string }) => {
+    if (target !== LISTED_SCHEMA_TARGET) {
+      throw new Error(
+        `${listed.name}'s listing holds its schema in ${LISTED_SCHEMA_TARGET}, not ${target}`,
+      );
+    }
+    return listed.inputSchema;
+  };
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "phone-eye",
+      async validate(value) {
+        schema ??= verb(listed.name).then(callSchema);
+        return await (await schema)["~standard"].validate(value);
+      },
+      jsonSchema: { input: jsonSchema, output: jsonSchema },
+    },
+  };
+}
+
 export function createServer(deps: ServerDeps): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
     { instructions: INSTRUCTIONS },
   );
-  for (const tool of TOOLS) {
+  for (const listed of (listing as Listing).tools) {
     server.registerTool(
-      tool.name,
+      listed.name,
       {
-        title: tool.title,
-        description: tool.description,
-        // Strict: an argument the tool does not know is refused, not dropped. A misspelt
-        // "duration" for "duration_ms" would otherwise run a 300 ms swipe the agent did not ask for.
-        inputSchema: tool.inputSchema.strict(),
-        annotations: { title: tool.title, ...tool.annotations },
+        title: listed.title,
+        description: listed.description,
+        inputSchema: listedSchema(listed),
+        annotations: listed.annotations,
       },
       async (args: unknown, ctx: ServerContext) => {
         try {
           refuseLoneSurrogates(args);
+          const tool = await verb(listed.name);
           return await tool.handler(deps, args as never, toolCall(ctx));
         } catch (error) {
-          return failureResult(tool.name, error, deps);
+          return failureResult(listed.name, error, deps);
         }
       },
     );

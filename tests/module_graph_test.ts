@@ -162,13 +162,22 @@ async function startupModules(): Promise<Set<string>> {
   return new Set([...seen].map(name));
 }
 
-Deno.test("start-up loads only what initialize and tools/list need; the eyes, vision and doctor wait for first use", async () => {
+Deno.test("start-up loads only what initialize and tools/list need; the verbs, eyes, vision and doctor wait for first use", async () => {
   const startup = await startupModules();
-  for (const needed of ["lib/server.ts", "lib/tools/phone_look.ts", "lib/tools/phone_shot.ts"]) {
-    assert.ok(startup.has(needed), `${needed} defines a tool: it must be in the start-up graph`);
+  for (const needed of ["lib/server.ts", "lib/tools/listing.json"]) {
+    assert.ok(
+      startup.has(needed),
+      `${needed} answers tools/list: it must be in the start-up graph`,
+    );
   }
-  for (const npm of ["npm:@modelcontextprotocol/server", "npm:zod"]) assert.ok(startup.has(npm));
+  // zod loads with the SDK, which builds the protocol's schemas with it; no zod schema of ours.
+  assert.ok(startup.has("npm:@modelcontextprotocol/server"));
   const onFirstUse = [
+    // The verbs' definitions (zod schemas, handlers, adb commands): tools/list reads the listing.
+    "lib/tools/index.ts",
+    ...["look", "tap", "swipe", "type", "shot", "key", "intent"].map((v) =>
+      `lib/tools/phone_${v}.ts`
+    ),
     "lib/look.ts",
     "lib/screen.ts",
     "lib/image.ts",

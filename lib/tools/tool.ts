@@ -65,6 +65,33 @@ export function agentMessage(error: unknown): string | undefined {
   return error instanceof AgentError ? error.message : undefined;
 }
 
+/**
+ * The schema a call's arguments must pass: the tool's own, made strict, so an argument the tool
+ * does not know is refused, not dropped. A misspelt "duration" for "duration_ms" would otherwise
+ * run a 300 ms swipe the agent did not ask for.
+ */
+export function callSchema(tool: ToolDef): z.ZodObject {
+  return tool.inputSchema.strict();
+}
+
+/** The JSON Schema draft the SDK asks a tool's schema for in tools/list (and the listing holds). */
+export const LISTED_SCHEMA_TARGET = "draft-2020-12";
+
+/** One tools/list entry, its input schema already in JSON Schema (lib/tools/listing.json). */
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  annotations: ToolAnnotations;
+  inputSchema: Record<string, unknown>;
+}
+
+/** lib/tools/listing.json, written by scripts/tool_listing.ts from the definitions. */
+export interface Listing {
+  $comment: string;
+  tools: ListedTool[];
+}
+
 /** Defines a tool, keeping the schema's type tied to its handler's arguments. */
 export function defineTool<Schema extends z.ZodObject>(def: ToolDef<Schema>): ToolDef<Schema> {
   return def;
