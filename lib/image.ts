@@ -18,13 +18,15 @@ export interface RgbaImage {
 const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /**
- * RGBA bytes as one u32 a pixel (red in the low byte), so a loop over pixels does one read where
- * it would do four; undefined when the bytes are not 4-byte aligned (a typed array must be) or the
- * host is big-endian, and the caller reads bytes instead.
+ * RGBA bytes as one 32-bit word a pixel (red in the low byte), so a loop over pixels does one read
+ * where it would do four; undefined when the bytes are not 4-byte aligned (a typed array must be)
+ * or the host is big-endian, and the caller reads bytes instead. Signed: an opaque pixel is 2^31 or
+ * more as a u32, which V8 holds as a double, and the loops here ran at about half speed on it;
+ * as an int32 it stays an integer, and the bit operations read the same bits.
  */
 function pixelWords(data: Uint8Array, at = 0, pixels = (data.length - at) >> 2) {
   if (!LITTLE_ENDIAN || (data.byteOffset + at) % 4 !== 0) return undefined;
-  return new Uint32Array(data.buffer, data.byteOffset + at, pixels);
+  return new Int32Array(data.buffer, data.byteOffset + at, pixels);
 }
 
 export type ImageErrorCode =
@@ -827,7 +829,7 @@ function isOpaque(img: RgbaImage): boolean {
   const { data } = img;
   const words = pixelWords(data);
   if (words) {
-    for (let i = 0; i < words.length; i++) if (words[i]! < 0xff000000) return false;
+    for (let i = 0; i < words.length; i++) if (words[i]! >>> 24 !== 0xff) return false;
     return true;
   }
   for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return false;
@@ -998,14 +1000,25 @@ function reduceRows(
  */
 function blockSums(k: number, outW: number, channels: 3 | 4) {
   const area = k * k;
-  const even = new Uint32Array(outW); // bytes 0 and 2 of each pixel
-  const odd = new Uint32Array(outW); // bytes 1 and 3
+  const even = new Int32Array(outW); // bytes 0 and 2 of each pixel
+  const odd = new Int32Array(outW); // bytes 1 and 3
   const average = new Uint8Array(area * 255 + 1);
   for (let sum = 0; sum < average.length; sum++) average[sum] = (sum + (area >> 1)) / area;
+  // log2(area) when k is a power of two (2, 4, 8), else 0 and the table averages.
+  const shift = (k & (k - 1)) === 0 ? 2 * Math.log2(k) : 0;
   return {
     /** Adds one source row, starting at `at` in `src`, into the sums. */
     add(src: Uint8Array, at: number): void {
       const pixels = channels === 4 ? pixelWords(src, at, outW * k) : undefined;
+      if (pixels && k === 2) {
+        // Halving (the common case: 1080×2400 to 540×1200), with the block's two reads unrolled.
+        for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
+          const p = pixels[q]!, r = pixels[q + 1]!;
+          even[ox]! += (p & 0xff00ff) + (r & 0xff00ff);
+          odd[ox]! += ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff);
+        }
+        return;
+      }
       if (pixels) {
         for (let ox = 0, q = 0; ox < outW; ox++) {
           let lo = 0, hi = 0;
@@ -1032,6 +1045,22 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
     /** Writes the averaged row as RGBA from `o` in `out`, and clears the sums. `red`: where red
      * sits in a source pixel (byte 0, or byte 2 for BGRA). */
     emit(out: Uint8Array, o: number, red: 0 | 2, opaque: boolean): void {
+      const words = pixelWords(out, o, outW);
+      if (words && shift > 0) {
+        // k a power of two: both lanes of a word averaged at once by a shift (the table's rounding,
+        // half up), then one word written a pixel; bytes 0 and 2 trade places for BGRA.
+        const half = (area >> 1) * 0x10001;
+        const alpha = opaque ? 0xff000000 : 0;
+        for (let ox = 0; ox < outW; ox++) {
+          const lo = ((even[ox]! + half) >>> shift) & 0xff00ff;
+          const hi = ((odd[ox]! + half) >>> shift) & 0xff00ff;
+          const rb = red === 0 ? lo : ((lo & 0xff) << 16) | (lo >>> 16);
+          words[ox] = rb | (opaque ? ((hi & 0xff) << 8) | alpha : hi << 8);
+        }
+        even.fill(0);
+        odd.fill(0);
+        return;
+      }
       for (let ox = 0; ox < outW; ox++, o += 4) {
         const lo = even[ox]!, hi = odd[ox]!;
         const first = average[lo & 0xffff]!, third = average[lo >>> 16]!;
