@@ -48,14 +48,18 @@ async function listedFromDefinitions() {
   }
 }
 
+/** phone-eye's server, in process, on a phone made of data that records each device command. */
+async function servedOnFakePhone() {
+  const adb = fakeAdb();
+  const device = createDevice({ run: adb.run, serial: "127.0.0.1:5555", timeoutMs: 1000 });
+  return { adb, mcp: await connectInProcess({ device }) };
+}
+
 Deno.test({
   name: "tools/list answers exactly what registering the zod definitions would",
   permissions: "none",
   async fn() {
-    const adb = fakeAdb();
-    const mcp = await connectInProcess({
-      device: createDevice({ run: adb.run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
-    });
+    const { mcp } = await servedOnFakePhone();
     try {
       assert.deepEqual((await mcp.client.listTools()).tools, await listedFromDefinitions());
     } finally {
@@ -68,10 +72,7 @@ Deno.test({
   name: "a call is checked by the definition's strict zod schema, loaded with the first call",
   permissions: "none",
   async fn() {
-    const adb = fakeAdb();
-    const mcp = await connectInProcess({
-      device: createDevice({ run: adb.run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
-    });
+    const { adb, mcp } = await servedOnFakePhone();
     try {
       const misspelt = await mcp.client.callTool({
         name: "phone_swipe",
