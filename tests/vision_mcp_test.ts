@@ -115,7 +115,7 @@ Deno.test("mcp vision says UNREACHABLE while the server is down and recovers whe
       "connection refused",
       "PHONE_EYE_VISION_URL",
     ]);
-    server.start();
+    await server.start();
     deepEqual(server.calls.length, 1);
     match(await vision.describe(png(8, 8), "back"), /Send button/);
     deepEqual(server.calls.map((c) => c.prompt), ["up", "back"]);
