@@ -115,7 +115,8 @@ function listedSchema(listed: ListedTool): StandardSchemaWithJSON {
         `${listed.name}'s listing holds its schema in ${LISTED_SCHEMA_TARGET}, not ${target}`,
       );
     }
-    return listed.inputSchema;
+    // A copy: what the SDK hands on (in process, by reference) can never edit the listing.
+    return structuredClone(listed.inputSchema);
   };
   return {
     "~standard": {
