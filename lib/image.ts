@@ -1045,8 +1045,8 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
     /** Writes the averaged row as RGBA from `o` in `out`, and clears the sums. `red`: where red
      * sits in a source pixel (byte 0, or byte 2 for BGRA). */
     emit(out: Uint8Array, o: number, red: 0 | 2, opaque: boolean): void {
-      const words = pixelWords(out, o, outW);
-      if (words && shift > 0) {
+      const words = shift > 0 ? pixelWords(out, o, outW) : undefined;
+      if (words) {
         // k a power of two: both lanes of a word averaged at once by a shift (the table's rounding,
         // half up), then one word written a pixel; bytes 0 and 2 trade places for BGRA.
         const half = (area >> 1) * 0x10001;
