@@ -165,6 +165,8 @@ Deno.test({
     assert.equal(out.text, "<hierarchy/>");
     assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
       "-s 192.0.2.9:5555 shell",
+      // Not already revived by adb's server itself, so it is disconnected and connected again.
+      "-s 192.0.2.9:5555 get-state",
       "disconnect 192.0.2.9:5555",
       "connect 192.0.2.9:5555",
       // "connected to" is not yet "device": the replay waits for the handshake to finish.
