@@ -825,15 +825,96 @@ export function readRawScreencap(bytes: Uint8Array, fit?: Fit): Frame {
   return reduceRows(bytes, header, rowBytes, width, height, RAW_LAYOUTS[format]!, fit, convert);
 }
 
-function isOpaque(img: RgbaImage): boolean {
-  const { data } = img;
+/** The high bit of each byte of a word: the lanes of a bytewise subtraction (upFiltered). */
+const LANE_HIGH = 0x80808080 | 0;
+
+/** A PNG's image data before deflating (upFiltered), and what the pass saw on the way. */
+interface FilteredRows {
+  width: number;
+  height: number;
+  rows: Uint8Array;
+  /** 3 (RGB) when every pixel is opaque, else 4. */
+  channels: 3 | 4;
+  /**
+   * Share of pixels equal in colour to their left neighbour. Flat UI (settings, chats, lists) sits
+   * above 0.9 after downscaling and is smaller as PNG than as JPEG; a screen with a photo area
+   * drops to ~0.67 and its PNG is 6× the JPEG (bench/image_bench.ts): encodeFrame tries PNG only
+   * above FLAT_SHARE.
+   */
+  flatShare: number;
+}
+const FLAT_SHARE = 0.85;
+
+/**
+ * PNG's filtered image data in one pass over the pixels, which also reads their flatness and
+ * opacity for encodeFrame, instead of a pass for each. Every row uses the Up filter (the
+ * difference from the row above): UI screens are mostly rows that repeat the one above, which Up
+ * turns into runs of zeros, and it costs one subtraction where libpng's per-row search costs five
+ * filters (bench/image_bench.ts compares the sizes). Opaque images (every screenshot) are written
+ * as RGB: a quarter less data to compress, so smaller and faster than RGBA; the first translucent
+ * pixel starts the pass again as RGBA, a byte at a time.
+ */
+function upFiltered(img: RgbaImage): FilteredRows {
+  const { width, height, data } = img;
   const words = pixelWords(data);
   if (words) {
-    for (let i = 0; i < words.length; i++) if (words[i]! >>> 24 !== 0xff) return false;
-    return true;
+    const rows = new Uint8Array((width * 3 + 1) * height);
+    // Pixel 0 has no left neighbour: `prev` starts unequal to it.
+    let same = 0, prev = words[0]! ^ 1, alpha = -1;
+    for (let y = 0, o = 0; y < height; y++) {
+      rows[o++] = 2; // Up
+      // Row 0 takes the difference from a row of zeros (PNG spec 9.2): its bytes as they are.
+      const top = y === 0;
+      for (let p = y * width, end = p + width; p < end; p++, o += 3) {
+        const a = words[p]!, b = top ? 0 : words[p - width]!;
+        // Each byte of `d` is a byte of `a` minus the one of `b` above it, mod 256: a subtraction
+        // per 8-bit lane with no borrow between lanes (Hacker's Delight, 2-18).
+        const d = ((a | LANE_HIGH) - (b & ~LANE_HIGH)) ^ ((a ^ ~b) & LANE_HIGH);
+        rows[o] = d;
+        rows[o + 1] = d >>> 8;
+        rows[o + 2] = d >>> 16;
+        // Red, green and blue are the low three bytes of a little-endian pixel.
+        if (((a ^ prev) & 0xffffff) === 0) same++;
+        prev = a;
+        alpha &= a;
+      }
+    }
+    if (alpha >>> 24 === 0xff) {
+      return { width, height, rows, channels: 3, flatShare: same / (width * height) };
+    }
+    releaseBytes(rows);
   }
-  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return false;
-  return true;
+  return upFilteredBytes(img);
+}
+
+/** upFiltered a byte at a time: rows that are not 4-byte aligned, a big-endian host, alpha. */
+function upFilteredBytes(img: RgbaImage): FilteredRows {
+  const { width, height, data } = img;
+  let channels: 3 | 4 = 3;
+  for (let i = 3; i < data.length; i += 4) {
+    if (data[i] !== 255) {
+      channels = 4;
+      break;
+    }
+  }
+  const rowIn = width * 4;
+  const rows = new Uint8Array((width * channels + 1) * height);
+  let same = 0;
+  for (let y = 0, o = 0; y < height; y++) {
+    rows[o++] = 2; // Up
+    for (let p = y * rowIn, end = p + rowIn; p < end; p += 4, o += channels) {
+      for (let c = 0; c < channels; c++) {
+        rows[o + c] = data[p + c]! - (y === 0 ? 0 : data[p + c - rowIn]!);
+      }
+      if (
+        p > 0 && data[p] === data[p - 4] && data[p + 1] === data[p - 3] &&
+        data[p + 2] === data[p - 2]
+      ) {
+        same++;
+      }
+    }
+  }
+  return { width, height, rows, channels, flatShare: same / (width * height) };
 }
 
 /** One chunk: length, type, body, CRC over type and body. */
@@ -848,38 +929,13 @@ function pngChunk(type: number, body: Uint8Array): Uint8Array {
   return out;
 }
 
-/**
- * Lossless PNG. Opaque images (every screenshot) are written as RGB: a quarter less data to
- * compress, so smaller and faster than RGBA. Every row uses the Up filter (the difference from
- * the row above): UI screens are mostly rows that repeat the one above, which Up turns into runs
- * of zeros, and it costs one subtraction a byte where libpng's per-row search costs five filters
- * (bench/image_bench.ts compares the sizes). The runtime's native zlib does the deflating.
- */
+/** Lossless PNG (upFiltered tells its layout); the runtime's native zlib does the deflating. */
 export function encodePng(img: RgbaImage): Uint8Array {
-  const { width, height, data } = img;
-  const channels = isOpaque(img) ? 3 : 4;
-  const stride = width * channels;
-  const rowIn = width * 4;
-  const rows = new Uint8Array((stride + 1) * height);
-  // Row 0's Up filter takes the difference from a row of zeros (PNG spec 9.2): its bytes as they are.
-  const zeros = new Uint8Array(rowIn);
-  for (let y = 0, o = 0; y < height; y++) {
-    rows[o++] = 2; // Up
-    const prior = y === 0 ? zeros : data;
-    const end = (y + 1) * rowIn;
-    // One loop per channel count keeps the inner loop free of branches.
-    if (channels === 3) {
-      for (let p = y * rowIn, q = p - rowIn * Math.min(y, 1); p < end; p += 4, q += 4, o += 3) {
-        rows[o] = data[p]! - prior[q]!;
-        rows[o + 1] = data[p + 1]! - prior[q + 1]!;
-        rows[o + 2] = data[p + 2]! - prior[q + 2]!;
-      }
-    } else {
-      for (let p = y * rowIn, q = p - rowIn * Math.min(y, 1); p < end; p++, q++, o++) {
-        rows[o] = data[p]! - prior[q]!;
-      }
-    }
-  }
+  return deflatedPng(upFiltered(img));
+}
+
+/** The PNG of filtered rows; their megabytes are handed back once deflated. */
+function deflatedPng({ width, height, rows, channels }: FilteredRows): Uint8Array {
   const ihdr = new Uint8Array(13);
   const view = new DataView(ihdr.buffer);
   view.setUint32(0, width);
@@ -891,7 +947,7 @@ export function encodePng(img: RgbaImage): Uint8Array {
     pngChunk(IDAT, deflateSync(rows, { level: 6 })),
     pngChunk(IEND, new Uint8Array(0)),
   ];
-  releaseBytes(rows); // deflated: megabytes the next encode can reuse at once
+  releaseBytes(rows); // the next encode reuses these pages at once
   return concatBytes(parts);
 }
 
@@ -1291,31 +1347,6 @@ export function fitToEdge(
 }
 
 /**
- * Share of pixels equal to their left neighbour. Flat UI (settings, chats, lists) sits above 0.9
- * after downscaling and is smaller as PNG than as JPEG; a screen with a photo area drops to ~0.67
- * and its PNG is 6× the JPEG (bench/image_bench.ts), so we only try PNG above FLAT_SHARE.
- */
-function flatShare(img: RgbaImage): number {
-  const { data } = img;
-  const words = pixelWords(data);
-  let same = 0;
-  if (words) {
-    // Red, green and blue are the low three bytes of a little-endian pixel.
-    for (let i = 1; i < words.length; i++) {
-      if (((words[i]! ^ words[i - 1]!) & 0xffffff) === 0) same++;
-    }
-  } else {
-    for (let p = 4; p < data.length; p += 4) {
-      if (data[p] === data[p - 4] && data[p + 1] === data[p - 3] && data[p + 2] === data[p - 2]) {
-        same++;
-      }
-    }
-  }
-  return same / (img.width * img.height);
-}
-const FLAT_SHARE = 0.85;
-
-/**
  * The fewest bytes any JPEG of `width`×`height` from encodeJpeg can take: jpeg-js writes 4:4:4
  * baseline with the standard Huffman tables (ITU T.81 Annex K.3), so each 8×8 MCU costs at least
  * a DC difference of 0 and an end-of-block in each of its three blocks: 2 + 4 bits for luma,
@@ -1410,7 +1441,10 @@ export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
       sourceHeight: source.height,
     });
     // Lossless wins whenever it is no bigger: text stays exact for the model reading it.
-    const png = flatShare(resized) >= FLAT_SHARE ? encodePng(resized) : undefined;
+    const filtered = upFiltered(resized);
+    const flat = filtered.flatShare >= FLAT_SHARE;
+    if (!flat) releaseBytes(filtered.rows);
+    const png = flat ? deflatedPng(filtered) : undefined;
     const pngFits = png !== undefined && base64Length(png.length) <= maxBase64Bytes;
     if (png && pngFits && png.length <= jpegMinBytes(width, height)) {
       return result(png, "image/png");

@@ -720,12 +720,30 @@ pure(
   },
 );
 
+/** Opaque pixels of seeded noise: every pair of bytes, above and below, in any order. */
+function noise(width: number, height: number): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
+  let seed = 1;
+  for (let i = 0; i < data.length; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    data[i] = i % 4 === 3 ? 255 : seed >>> 24;
+  }
+  return { width, height, data };
+}
+
 pure("encoding reads pixels a u32 or a byte at a time to the same bytes", () => {
-  for (const img of [syntheticScreen(90, 200), gradient(33, 21), gradient(33, 21, false)]) {
+  const images = [
+    syntheticScreen(90, 200),
+    gradient(33, 21),
+    gradient(33, 21, false),
+    noise(64, 48),
+  ];
+  for (const img of images) {
     const shifted = new Uint8Array(img.data.length + 1).subarray(1);
     shifted.set(img.data);
     const moved = { ...img, data: shifted };
     assert.deepEqual(encodePng(moved), encodePng(img));
+    assert.deepEqual(decodePng(encodePng(img)).data, img.data);
     // A frame whose pixels sit off alignment, as a caller's view may: flatShare reads bytes.
     const frame = (image: typeof img) => ({ image, ...image, blank: null });
     const sizing = agentSizing({ maxEdge: 4000 }); // no reduction: the pixels are read as given
