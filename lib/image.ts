@@ -1062,18 +1062,32 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
   for (let sum = 0; sum < average.length; sum++) average[sum] = (sum + (area >> 1)) / area;
   // log2(area) when k is a power of two (2, 4, 8), else 0 and the table averages.
   const shift = (k & (k - 1)) === 0 ? 2 * Math.log2(k) : 0;
+  // Halving (the common case: 1080×2400 to 540×1200) sets the sums from a pair's first row
+  // instead of adding to cleared ones, and adds its second row in emit, straight into the output
+  // pixels, instead of storing sums only to read them back.
+  let row = 0; // the source row within the current block
+  let last: Int32Array | undefined; // a pair's second row, for emit
   return {
     /** Adds one source row, starting at `at` in `src`, into the sums. */
     add(src: Uint8Array, at: number): void {
       const pixels = channels === 4 ? pixelWords(src, at, outW * k) : undefined;
+      const first = row === 0;
+      row = (row + 1) % k;
       if (pixels && k === 2) {
-        // Halving (the common case: 1080×2400 to 540×1200), with the block's two reads unrolled.
+        if (!first) {
+          last = pixels;
+          return;
+        }
         for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
           const p = pixels[q]!, r = pixels[q + 1]!;
-          even[ox]! += (p & 0xff00ff) + (r & 0xff00ff);
-          odd[ox]! += ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff);
+          even[ox] = (p & 0xff00ff) + (r & 0xff00ff);
+          odd[ox] = ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff);
         }
         return;
+      }
+      if (first) {
+        even.fill(0);
+        odd.fill(0);
       }
       if (pixels) {
         for (let ox = 0, q = 0; ox < outW; ox++) {
@@ -1098,23 +1112,41 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
         odd[ox]! += hi;
       }
     },
-    /** Writes the averaged row as RGBA from `o` in `out`, and clears the sums. `red`: where red
+    /** Writes the averaged row as RGBA from `o` in `out` (the next row's first add resets the sums). `red`: where red
      * sits in a source pixel (byte 0, or byte 2 for BGRA). */
     emit(out: Uint8Array, o: number, red: 0 | 2, opaque: boolean): void {
       const words = shift > 0 ? pixelWords(out, o, outW) : undefined;
+      const half = (area >> 1) * 0x10001;
+      const alpha = opaque ? 0xff000000 : 0;
+      const second = last;
+      last = undefined;
+      if (second && !words) {
+        for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
+          const p = second[q]!, r = second[q + 1]!;
+          even[ox]! += (p & 0xff00ff) + (r & 0xff00ff);
+          odd[ox]! += ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff);
+        }
+      }
+      if (second && words) {
+        for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
+          const p = second[q]!, r = second[q + 1]!;
+          const lo = ((even[ox]! + (p & 0xff00ff) + (r & 0xff00ff) + half) >>> 2) & 0xff00ff;
+          const hi = ((odd[ox]! + ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff) + half) >>> 2) &
+            0xff00ff;
+          const rb = red === 0 ? lo : ((lo & 0xff) << 16) | (lo >>> 16);
+          words[ox] = rb | (opaque ? ((hi & 0xff) << 8) | alpha : hi << 8);
+        }
+        return;
+      }
       if (words) {
         // k a power of two: both lanes of a word averaged at once by a shift (the table's rounding,
         // half up), then one word written a pixel; bytes 0 and 2 trade places for BGRA.
-        const half = (area >> 1) * 0x10001;
-        const alpha = opaque ? 0xff000000 : 0;
         for (let ox = 0; ox < outW; ox++) {
           const lo = ((even[ox]! + half) >>> shift) & 0xff00ff;
           const hi = ((odd[ox]! + half) >>> shift) & 0xff00ff;
           const rb = red === 0 ? lo : ((lo & 0xff) << 16) | (lo >>> 16);
           words[ox] = rb | (opaque ? ((hi & 0xff) << 8) | alpha : hi << 8);
         }
-        even.fill(0);
-        odd.fill(0);
         return;
       }
       for (let ox = 0; ox < outW; ox++, o += 4) {
@@ -1125,8 +1157,6 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
         out[o + 2] = red === 0 ? third : first;
         out[o + 3] = opaque ? 255 : average[hi >>> 16]!;
       }
-      even.fill(0);
-      odd.fill(0);
     },
   };
 }
