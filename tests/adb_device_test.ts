@@ -177,6 +177,65 @@ Deno.test({
 });
 
 Deno.test({
+  name: "an offline Wi-Fi device that adb's server revives itself is replayed on, never cut",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/shell uiautomator/, [exited(1, "", "error: device offline\n"), exited(0, "<hierarchy/>")]],
+      [/get-state/, exited(1, "", "error: device offline\n")],
+      [/wait-for-device/, exited(0, "")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
+    const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+      action: "read the UI tree",
+    });
+    assert.equal(out.text, "<hierarchy/>");
+    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
+      "-s 192.0.2.9:5555 shell",
+      "-s 192.0.2.9:5555 get-state",
+      // adb still holds the device and retries it itself: given a moment, it is back.
+      "-s 192.0.2.9:5555 wait-for-device",
+      "-s 192.0.2.9:5555 shell",
+    ]);
+    // The moment is bounded, well under the adb timeout.
+    const wait = adb.calls.findIndex((c) => c.includes("wait-for-device"));
+    assert.ok(adb.limits[wait]!.timeoutMs <= 1_500);
+  },
+});
+
+Deno.test({
+  name: "an offline Wi-Fi device adb does not revive in time is disconnected and connected",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/shell uiautomator/, [exited(1, "", "error: device offline\n"), exited(0, "<hierarchy/>")]],
+      [/get-state/, exited(1, "", "error: device offline\n")],
+      [/wait-for-device/, [{
+        kind: "timeout",
+        timeoutMs: 1_500,
+        stdout: new Uint8Array(),
+        stderr: "",
+      }, exited(0, "")]],
+      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
+    const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+      action: "read the UI tree",
+    });
+    assert.equal(out.text, "<hierarchy/>");
+    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
+      "-s 192.0.2.9:5555 shell",
+      "-s 192.0.2.9:5555 get-state",
+      "-s 192.0.2.9:5555 wait-for-device",
+      "disconnect 192.0.2.9:5555",
+      "connect 192.0.2.9:5555",
+      "-s 192.0.2.9:5555 wait-for-device",
+      "-s 192.0.2.9:5555 shell",
+    ]);
+  },
+});
+
+Deno.test({
   name:
     "a tap cut by a dropped link is not replayed: the agent is told to look before repeating it",
   permissions: "none",

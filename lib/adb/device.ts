@@ -80,6 +80,16 @@ export interface DeviceOptions {
 /** How long a reconnect waits for the revived device to finish its handshake. */
 const READY_WAIT_MS = 5_000;
 
+/**
+ * How long a reconnect gives adb's own server to revive an offline Wi-Fi device before cutting
+ * it: adb retries a dropped TCP device by itself about 250 ms after the drop when the phone
+ * answers (adb 29.0.6 and 34.0.5 against the simulated phone), and not again for seconds (adb 34:
+ * every 3 s; adb 29: not within 9.5 s). Waiting past that first retry means phone-eye's own
+ * disconnect never cuts a link adb has just brought back; a phone that is really gone is told so
+ * this much later.
+ */
+const REVIVAL_WAIT_MS = 1_500;
+
 export function createDevice(options: DeviceOptions): Device {
   const { run, serial, timeoutMs } = options;
   const os = options.os ?? "linux";
@@ -178,8 +188,8 @@ export function createDevice(options: DeviceOptions): Device {
    * "already connected" without reviving it (connect_device's EALREADY branch,
    * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
    * and ANDROID.md), so the serial is disconnected first. Returns `adb connect`'s answer, which
-   * each waiting call reads with connectFailure in its own words, or null when adb had already
-   * brought the link back itself.
+   * each waiting call reads with connectFailure in its own words, or null when adb brought the
+   * link back itself (before the call got here, or within REVIVAL_WAIT_MS of it).
    */
   async function reconnect(wifiSerial: string): Promise<AdbOutcome | null> {
     // adb's server revives a dropped TCP device by itself about 250 ms after the drop when the
@@ -189,6 +199,16 @@ export function createDevice(options: DeviceOptions): Device {
     const state = await run(["-s", wifiSerial, "get-state"], hostLimits);
     if (state.kind === "exited" && state.code === 0 && decode(state.stdout).trim() === "device") {
       return null;
+    }
+    // Offline is a device adb still holds and is retrying: its first retry is due within
+    // REVIVAL_WAIT_MS, and `wait-for-device` returns the moment it succeeds (an event, not a poll).
+    // A device adb no longer lists ("not found") is connected at once.
+    if (state.kind === "exited" && /\bdevice offline\b/.test(state.stderr)) {
+      const revived = await run(["-s", wifiSerial, "wait-for-device"], {
+        ...hostLimits,
+        timeoutMs: Math.min(timeoutMs, REVIVAL_WAIT_MS),
+      });
+      if (revived.kind === "exited" && revived.code === 0) return null;
     }
     await run(["disconnect", wifiSerial], hostLimits);
     const answer = await run(["connect", wifiSerial], hostLimits);
