@@ -160,7 +160,8 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
   {
     id: "wifi-drop-read-only",
     fault: "The Wi-Fi link drops during a UI dump or screenshot",
-    does: "Reconnects once (`adb disconnect`, `adb connect`) and runs the read-only command again",
+    does:
+      "Gives adb's own retry up to 1.5 s, else reconnects once (`adb disconnect`, `adb connect`); runs the read-only command again",
     agent: "Nothing: the answer is a fresh one",
     profile: "tree-only",
     arrange: ({ sim }) => sim.faults.dropAfterNext("uiautomator"),
