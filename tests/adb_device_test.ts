@@ -11,7 +11,7 @@ import { EXIT_MARKER, readExitMarker, splitExitMarker } from "../lib/adb/exit_ma
 import { runInput } from "../lib/adb/input.ts";
 import type { AdbOutcome } from "../lib/adb/runner.ts";
 import { AgentError } from "../lib/errors.ts";
-import { exited, fakeAdb, rejectsWith } from "./helpers/fake_adb.ts";
+import { exited, fakeAdb, type FakeRule, rejectsWith, timedOut } from "./helpers/fake_adb.ts";
 
 /** A read-only call: the classifier's plain words (acting calls are tested in adb_hostile_test.ts). */
 const ctx = {
@@ -147,23 +147,37 @@ Deno.test({
   },
 });
 
+/**
+ * A UI dump whose link drops once ("device offline"), with adb answering `rules` besides: checks
+ * the replay's answer and returns the adb calls made, each cut to its first three words.
+ */
+async function dumpAcrossDrop(rules: Array<[RegExp, FakeRule]>): Promise<string[]> {
+  const adb = fakeAdb([
+    [/shell uiautomator/, [exited(1, "", "error: device offline\n"), exited(0, "<hierarchy/>")]],
+    ...rules,
+  ]);
+  const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
+  const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+    action: "read the UI tree",
+  });
+  assert.equal(out.text, "<hierarchy/>");
+  // Waits are bounded well under the adb timeout: for adb's own retry (right after get-state)
+  // 1.5 s, for the handshake after a connect 5 s.
+  adb.calls.forEach((call, i) => {
+    if (!call.includes("wait-for-device")) return;
+    const bound = adb.calls[i - 1]!.includes("get-state") ? 1_500 : 5_000;
+    assert.ok(adb.limits[i]!.timeoutMs <= bound, call);
+  });
+  return adb.calls.map((c) => c.split(" ").slice(0, 3).join(" "));
+}
+
+const CONNECTED: [RegExp, FakeRule] = [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")];
+
 Deno.test({
   name: "a dropped Wi-Fi link is revived once and a read-only command is replayed",
   permissions: "none",
   async fn() {
-    const adb = fakeAdb([
-      [/shell uiautomator/, [
-        exited(1, "", "error: device offline\n"),
-        exited(0, "<hierarchy/>"),
-      ]],
-      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
-    ]);
-    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
-    const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
-      action: "read the UI tree",
-    });
-    assert.equal(out.text, "<hierarchy/>");
-    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
+    assert.deepEqual(await dumpAcrossDrop([CONNECTED]), [
       "-s 192.0.2.9:5555 shell",
       // Not already revived by adb's server itself, so it is disconnected and connected again.
       "-s 192.0.2.9:5555 get-state",
@@ -180,26 +194,18 @@ Deno.test({
   name: "an offline Wi-Fi device that adb's server revives itself is replayed on, never cut",
   permissions: "none",
   async fn() {
-    const adb = fakeAdb([
-      [/shell uiautomator/, [exited(1, "", "error: device offline\n"), exited(0, "<hierarchy/>")]],
+    const calls = await dumpAcrossDrop([
       [/get-state/, exited(1, "", "error: device offline\n")],
       [/wait-for-device/, exited(0, "")],
+      CONNECTED,
     ]);
-    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
-    const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
-      action: "read the UI tree",
-    });
-    assert.equal(out.text, "<hierarchy/>");
-    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
+    assert.deepEqual(calls, [
       "-s 192.0.2.9:5555 shell",
       "-s 192.0.2.9:5555 get-state",
       // adb still holds the device and retries it itself: given a moment, it is back.
       "-s 192.0.2.9:5555 wait-for-device",
       "-s 192.0.2.9:5555 shell",
     ]);
-    // The moment is bounded, well under the adb timeout.
-    const wait = adb.calls.findIndex((c) => c.includes("wait-for-device"));
-    assert.ok(adb.limits[wait]!.timeoutMs <= 1_500);
   },
 });
 
@@ -207,23 +213,12 @@ Deno.test({
   name: "an offline Wi-Fi device adb does not revive in time is disconnected and connected",
   permissions: "none",
   async fn() {
-    const adb = fakeAdb([
-      [/shell uiautomator/, [exited(1, "", "error: device offline\n"), exited(0, "<hierarchy/>")]],
+    const calls = await dumpAcrossDrop([
       [/get-state/, exited(1, "", "error: device offline\n")],
-      [/wait-for-device/, [{
-        kind: "timeout",
-        timeoutMs: 1_500,
-        stdout: new Uint8Array(),
-        stderr: "",
-      }, exited(0, "")]],
-      [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
+      [/wait-for-device/, [timedOut(1_500), exited(0, "")]],
+      CONNECTED,
     ]);
-    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
-    const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
-      action: "read the UI tree",
-    });
-    assert.equal(out.text, "<hierarchy/>");
-    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(0, 3).join(" ")), [
+    assert.deepEqual(calls, [
       "-s 192.0.2.9:5555 shell",
       "-s 192.0.2.9:5555 get-state",
       "-s 192.0.2.9:5555 wait-for-device",
