@@ -1112,8 +1112,10 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
         odd[ox]! += hi;
       }
     },
-    /** Writes the averaged row as RGBA from `o` in `out` (the next row's first add resets the sums). `red`: where red
-     * sits in a source pixel (byte 0, or byte 2 for BGRA). */
+    /**
+     * Writes the averaged row as RGBA from `o` in `out` (the next block's first row resets the
+     * sums). `red`: where red sits in a source pixel (byte 0, or byte 2 for BGRA).
+     */
     emit(out: Uint8Array, o: number, red: 0 | 2, opaque: boolean): void {
       const words = shift > 0 ? pixelWords(out, o, outW) : undefined;
       const half = (area >> 1) * 0x10001;
@@ -1130,8 +1132,9 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
       if (second && words) {
         for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
           const p = second[q]!, r = second[q + 1]!;
-          const lo = ((even[ox]! + (p & 0xff00ff) + (r & 0xff00ff) + half) >>> 2) & 0xff00ff;
-          const hi = ((odd[ox]! + ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff) + half) >>> 2) &
+          const lo = ((even[ox]! + (p & 0xff00ff) + (r & 0xff00ff) + half) >>> shift) & 0xff00ff;
+          const hi =
+            ((odd[ox]! + ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff) + half) >>> shift) &
             0xff00ff;
           const rb = red === 0 ? lo : ((lo & 0xff) << 16) | (lo >>> 16);
           words[ox] = rb | (opaque ? ((hi & 0xff) << 8) | alpha : hi << 8);
@@ -1471,6 +1474,8 @@ export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
       sourceHeight: source.height,
     });
     // Lossless wins whenever it is no bigger: text stays exact for the model reading it.
+    // One pass makes the PNG's rows and reads the flatness; a photo screen discards those rows,
+    // a millisecond beside the tens its JPEG takes.
     const filtered = upFiltered(resized);
     const flat = filtered.flatShare >= FLAT_SHARE;
     if (!flat) releaseBytes(filtered.rows);
