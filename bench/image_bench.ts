@@ -1,6 +1,7 @@
 // Cost of each screenshot step on a realistic 1080×2400 phone frame, and the bytes each output
 // format produces. Run: deno bench -P=test --no-prompt bench/image_bench.ts
 import {
+  agentSizing,
   base64Length,
   blankFrameKind,
   decodePng,
@@ -8,9 +9,11 @@ import {
   downscale,
   encodeJpeg,
   encodePng,
+  fitFor,
   isCompletePng,
   prepareForAgent,
   prepareForVision,
+  readPngStream,
   toBase64,
 } from "../lib/image.ts";
 import { ihdrBody, writeFilteredPng, writePngChunks } from "../tests/fixtures/images/png_writer.ts";
@@ -216,6 +219,11 @@ Deno.bench("blankFrameKind on an all-black frame (worst case: full scan)", {
 
 Deno.bench("decodePng 1080×2400 screencap PNG", { group: "decode", baseline: true }, () => {
   decodePng(screencapPng);
+});
+Deno.bench("readPngStream 1080×2400 screencap PNG → 540×1200 (the capture path)", {
+  group: "decode",
+}, async () => {
+  await readPngStream(screencapPng, fitFor(agentSizing()));
 });
 Deno.bench("decodeRawScreencap 1080×2400 RGBA_8888", { group: "decode" }, () => {
   decodeRawScreencap(raw);
