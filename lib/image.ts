@@ -616,12 +616,14 @@ function unfilterRow(
         for (let i = at + bpp; i < end; i++) row[i] = row[i]! + row[i - bpp]!;
         break;
       }
+      if (bpp === 4) {
+        paethPixels(row, at, end, above, d);
+        break;
+      }
       // The first pixel has no left neighbour: Paeth then predicts the byte above.
       for (let i = at; i < at + bpp; i++) row[i] = row[i]! + above[i + d]!;
       for (let i = at + bpp; i < end; i++) {
-        const a = row[i - bpp]!, b = above[i + d]!, c = above[i + d - bpp]!;
-        const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - c - c);
-        row[i] = row[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+        row[i] = row[i]! + paeth(row[i - bpp]!, above[i + d]!, above[i + d - bpp]!);
       }
       break;
     default:
@@ -629,6 +631,30 @@ function unfilterRow(
         "CORRUPT",
         `PNG row ${y} uses filter type ${filter}, which the PNG specification does not define: take the screenshot again`,
       );
+  }
+}
+
+/** PNG's Paeth predictor (spec 9.4): whichever of left, above, upper left is nearest a + b - c. */
+function paeth(a: number, b: number, c: number): number {
+  const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - c - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/**
+ * Undoes Paeth on a row of 4-byte pixels (not the top row), a pixel an iteration: the left and
+ * upper-left pixels stay in locals from the iteration before, so each byte costs two loads
+ * instead of four. For the first pixel both are 0, and Paeth then predicts the byte above.
+ */
+function paethPixels(row: Uint8Array, at: number, end: number, above: Uint8Array, d: number) {
+  let a0 = 0, a1 = 0, a2 = 0, a3 = 0, c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  for (let i = at; i < end; i += 4) {
+    const j = i + d;
+    const b0 = above[j]!, b1 = above[j + 1]!, b2 = above[j + 2]!, b3 = above[j + 3]!;
+    row[i] = a0 = (row[i]! + paeth(a0, b0, c0)) & 0xff;
+    row[i + 1] = a1 = (row[i + 1]! + paeth(a1, b1, c1)) & 0xff;
+    row[i + 2] = a2 = (row[i + 2]! + paeth(a2, b2, c2)) & 0xff;
+    row[i + 3] = a3 = (row[i + 3]! + paeth(a3, b3, c3)) & 0xff;
+    c0 = b0, c1 = b1, c2 = b2, c3 = b3;
   }
 }
 
