@@ -662,6 +662,11 @@ function paethPixels(row: Uint8Array, at: number, end: number, above: Uint8Array
 const LANE_LOW = 0x7f7f7f7f;
 const LANE_TOP = 0x80808080 | 0;
 
+/** The four byte lanes of `a` and `b` added, each mod 256, with no carry between lanes. */
+function laneSum(a: number, b: number): number {
+  return ((a & LANE_LOW) + (b & LANE_LOW)) ^ ((a ^ b) & LANE_TOP);
+}
+
 /**
  * unfilterRow for Sub, Up and Average on 4-byte pixels, a word (one pixel, four byte lanes) at a
  * time instead of a byte: each byte of a lane sum is the bytes' sum mod 256, with no carry into
@@ -682,9 +687,8 @@ function unfilterWords(
   const pixels = stride >> 2;
   const cur = new Int32Array(row.buffer, row.byteOffset + at, pixels);
   const prior = new Int32Array(above.buffer, above.byteOffset + up, pixels);
-  const add = (a: number, b: number) => ((a & LANE_LOW) + (b & LANE_LOW)) ^ ((a ^ b) & LANE_TOP);
   if (filter === 2) {
-    if (!top) { for (let i = 0; i < pixels; i++) cur[i] = add(cur[i]!, prior[i]!); }
+    if (!top) { for (let i = 0; i < pixels; i++) cur[i] = laneSum(cur[i]!, prior[i]!); }
     return true;
   }
   let left = 0;
@@ -692,7 +696,7 @@ function unfilterWords(
     const b = top ? 0 : prior[i]!;
     // Sub adds the pixel to the left; Average the floor of the left's and the above's mean.
     const predicted = filter === 1 ? left : (left & b) + (((left ^ b) & 0xfefefefe) >>> 1);
-    left = cur[i] = add(cur[i]!, predicted);
+    left = cur[i] = laneSum(cur[i]!, predicted);
   }
   return true;
 }
