@@ -744,7 +744,7 @@ pure("encoding reads pixels a u32 or a byte at a time to the same bytes", () => 
     const moved = { ...img, data: shifted };
     assert.deepEqual(encodePng(moved), encodePng(img));
     assert.deepEqual(decodePng(encodePng(img)).data, img.data);
-    // A frame whose pixels sit off alignment, as a caller's view may: flatShare reads bytes.
+    // A frame whose pixels sit off alignment, as a caller's view may: upFiltered reads bytes.
     const frame = (image: typeof img) => ({ image, ...image, blank: null });
     const sizing = agentSizing({ maxEdge: 4000 }); // no reduction: the pixels are read as given
     assert.deepEqual(encodeFrame(frame(moved), sizing), encodeFrame(frame(img), sizing));
@@ -906,7 +906,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "readPngStream undoes each row filter exactly, a pixel or a byte at a time",
+  name: "readPngStream and readPng undo each row filter exactly",
   permissions: "none",
   async fn() {
     // Noise carries and borrows in every byte lane; each filter forced on every row.
@@ -914,7 +914,7 @@ Deno.test({
     for (const filter of [0, 1, 2, 3, 4]) {
       const png = writeFilteredPng(img, 6, [filter]);
       assert.deepEqual((await readPngStream(png)).image.data, img.data, `filter ${filter}`);
-      assert.deepEqual(readPng(png).image.data, img.data, `filter ${filter}, bytewise`);
+      assert.deepEqual(readPng(png).image.data, img.data, `filter ${filter}, whole-image path`);
     }
   },
 });
