@@ -658,19 +658,26 @@ function paethPixels(row: Uint8Array, at: number, end: number, above: Uint8Array
   }
 }
 
-/** The low seven bits of each byte of a word, and the high one: the lanes of bytewise sums. */
+/**
+ * The low seven bits of each byte of a word, and the high one: the lanes of the bytewise sums and
+ * differences below (Hacker's Delight, 2-18), which PNG's filters take a pixel at a time.
+ */
 const LANE_LOW = 0x7f7f7f7f;
-const LANE_TOP = 0x80808080 | 0;
+const LANE_HIGH = 0x80808080 | 0;
 
 /** The four byte lanes of `a` and `b` added, each mod 256, with no carry between lanes. */
 function laneSum(a: number, b: number): number {
-  return ((a & LANE_LOW) + (b & LANE_LOW)) ^ ((a ^ b) & LANE_TOP);
+  return ((a & LANE_LOW) + (b & LANE_LOW)) ^ ((a ^ b) & LANE_HIGH);
+}
+
+/** Each byte lane of `a` minus the same lane of `b`, mod 256, with no borrow between lanes. */
+function laneDifference(a: number, b: number): number {
+  return ((a | LANE_HIGH) - (b & LANE_LOW)) ^ ((a ^ ~b) & LANE_HIGH);
 }
 
 /**
  * unfilterRow for Sub, Up and Average on 4-byte pixels, a word (one pixel, four byte lanes) at a
- * time instead of a byte: each byte of a lane sum is the bytes' sum mod 256, with no carry into
- * the next lane, and the lane average is the bytes' floor average (Hacker's Delight, 2-18). Phone
+ * time instead of a byte (laneSum; the lane average is the bytes' floor average). Phone
  * PNGs (libpng's per-row filter choice, as Skia writes them) use these three on most rows. False,
  * doing nothing, when either row is not 4-byte aligned; Paeth, which picks per byte, stays bytewise.
  */
@@ -900,9 +907,6 @@ export function readRawScreencap(bytes: Uint8Array, fit?: Fit): Frame {
   return reduceRows(bytes, header, rowBytes, width, height, RAW_LAYOUTS[format]!, fit, convert);
 }
 
-/** The high bit of each byte of a word: the lanes of a bytewise subtraction (upFiltered). */
-const LANE_HIGH = 0x80808080 | 0;
-
 /** A PNG's image data before deflating (upFiltered), and what the pass saw on the way. */
 interface FilteredRows {
   width: number;
@@ -942,9 +946,7 @@ function upFiltered(img: RgbaImage): FilteredRows {
       const top = y === 0;
       for (let p = y * width, end = p + width; p < end; p++, o += 3) {
         const a = words[p]!, b = top ? 0 : words[p - width]!;
-        // Each byte of `d` is a byte of `a` minus the one of `b` above it, mod 256: a subtraction
-        // per 8-bit lane with no borrow between lanes (Hacker's Delight, 2-18).
-        const d = ((a | LANE_HIGH) - (b & ~LANE_HIGH)) ^ ((a ^ ~b) & LANE_HIGH);
+        const d = laneDifference(a, b);
         rows[o] = d;
         rows[o + 1] = d >>> 8;
         rows[o + 2] = d >>> 16;
