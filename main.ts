@@ -4,6 +4,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevice } from "./lib/adb/device.ts";
 import { createAdbRunner } from "./lib/adb/runner.ts";
+import { realClock } from "./lib/clock.ts";
 import {
   type Config,
   ConfigError,
@@ -74,7 +75,7 @@ function world(config: Config) {
       timeoutMs: config.adbTimeoutMs,
       os: Deno.build.os,
     }),
-    vision: createVision(config.vision, { fetch: globalThis.fetch }),
+    vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };
 }
 
@@ -85,6 +86,7 @@ function serve(config: Config): void {
     ...world(config),
     saveShot: shotSaver(config.shotsDir),
     lookBudgetMs: config.lookBudgetMs,
+    clock: realClock,
     collectGarbage: collector.request,
     logError: (m: string) => writeErr(`phone-eye: ${m}`),
   };

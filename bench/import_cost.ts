@@ -41,6 +41,7 @@ createServer({
   vision: createVision({ route: "none" }),
   saveShot: undefined,
   lookBudgetMs: 45_000,
+  clock: {} as never,
   logError: () => {},
 });
 times["createServer (registers the seven tools)"] = performance.now() - t;

@@ -10,6 +10,7 @@ import {
   type SnappedPoint,
   snapPoints,
 } from "./fusion.ts";
+import type { Clock } from "./clock.ts";
 import { encodeFrame, fitFor, visionSizing } from "./image.ts";
 import { captureScreen, readUiTree } from "./screen.ts";
 import {
@@ -108,13 +109,13 @@ interface VisionStage {
 
 /** The vision channel: a screenshot, kept if a folder is set, and the model's answer about it. */
 async function see(
-  { device, vision, saveShot, collectGarbage }: ToolDeps,
+  { device, vision, saveShot, collectGarbage, clock }: ToolDeps,
   question: string | undefined,
   cut: AbortSignal,
   stage: VisionStage,
   step: (message: string) => void,
 ): Promise<Seen> {
-  const started = Date.now();
+  const started = clock.now();
   const sizing = visionSizing();
   const { image, note, saving } = await (async () => {
     // The pixels are handed back as soon as they are encoded, not after the model's answer.
@@ -126,7 +127,7 @@ async function see(
     // The look has answered without it: neither keep the screenshot nor send it anywhere.
     if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
     stage.phase = "vision";
-    stage.shotMs = Date.now() - started;
+    stage.shotMs = clock.now() - started;
     step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
     return {
       image: encodeFrame(shot.frame, sizing),
@@ -176,32 +177,37 @@ export function lookProgress(
   report: ToolCall["progress"],
   budgetMs: number,
   waitingFor: () => string,
+  clock: Clock,
   everyMs: number = PROGRESS_EVERY_MS,
 ): { step(message: string): void; stop(): Promise<void> } {
-  const started = Date.now();
+  const started = clock.now();
   let last = -1;
   let stopped = false;
   const sent: Promise<void>[] = [];
   const step = (message: string) => {
     // A channel cut by the budget may finish after the result: the client no longer listens.
     if (!report || stopped) return;
-    last = Math.max(last + 1, Date.now() - started);
+    last = Math.max(last + 1, clock.now() - started);
     // A client that went away must not fail the look.
     sent.push(report({ progress: last, total: budgetMs, message }).catch(() => {}));
   };
-  const timer = report === undefined ? undefined : setInterval(
-    () =>
+  // A heartbeat every `everyMs` from the start: each beat sets the next, due on the schedule.
+  let cancel = () => {};
+  const beat = (n: number) => {
+    cancel = clock.setTimer(started + n * everyMs - clock.now(), () => {
       step(
-        `waiting for ${waitingFor()} (${seconds(Date.now() - started)} of ${seconds(budgetMs)})`,
-      ),
-    everyMs,
-  );
+        `waiting for ${waitingFor()} (${seconds(clock.now() - started)} of ${seconds(budgetMs)})`,
+      );
+      beat(n + 1);
+    });
+  };
+  if (report !== undefined) beat(1);
   return {
     step,
     /** Stops the heartbeat and waits for the notifications sent, so none trails the result. */
     async stop(): Promise<void> {
       stopped = true;
-      clearInterval(timer);
+      cancel();
       await Promise.all(sent);
     },
   };
@@ -220,7 +226,7 @@ export async function gatherLook(
   const budgetMs = deps.lookBudgetMs;
   const budget = seconds(budgetMs);
   const cut = new AbortController();
-  const timer = setTimeout(() => cut.abort(), budgetMs);
+  const stopBudget = deps.clock.setTimer(budgetMs, () => cut.abort());
   const cancel = () => cut.abort();
   if (call.signal.aborted) cancel();
   else call.signal.addEventListener("abort", cancel, { once: true });
@@ -230,12 +236,17 @@ export async function gatherLook(
   const unavailable = deps.vision.unavailable;
   const stage: VisionStage = { phase: unavailable === undefined ? "screenshot" : "done" };
   let treeDone = false;
-  const progress = lookProgress(call.progress, budgetMs, () =>
-    [
-      treeDone ? "" : "the UI tree",
-      stage.phase === "screenshot" ? "the screenshot" : "",
-      stage.phase === "vision" ? "the vision model" : "",
-    ].filter(Boolean).join(" and "));
+  const progress = lookProgress(
+    call.progress,
+    budgetMs,
+    () =>
+      [
+        treeDone ? "" : "the UI tree",
+        stage.phase === "screenshot" ? "the screenshot" : "",
+        stage.phase === "vision" ? "the vision model" : "",
+      ].filter(Boolean).join(" and "),
+    deps.clock,
+  );
   progress.step(
     unavailable === undefined
       ? "reading the UI tree and taking a screenshot"
@@ -244,7 +255,7 @@ export async function gatherLook(
 
   try {
     const tree = settleWithin(
-      announce(readUiTree(deps.device, "read the UI tree"), (ok) => {
+      announce(readUiTree(deps.device, "read the UI tree", deps.clock), (ok) => {
         treeDone = true;
         progress.step(ok ? "UI tree read" : "UI tree failed");
       }),
@@ -274,7 +285,7 @@ export async function gatherLook(
     const [vision, elements] = await Promise.all([seen, tree]);
     return { vision, tree: elements };
   } finally {
-    clearTimeout(timer);
+    stopBudget();
     call.signal.removeEventListener("abort", cancel);
     await progress.stop();
   }

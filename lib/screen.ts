@@ -10,6 +10,7 @@ import {
 import { type Device, freshDumpPath } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
 import { releaseBytes } from "./bytes.ts";
+import type { Clock } from "./clock.ts";
 import {
   decodeRawScreencap,
   encodePng,
@@ -155,10 +156,14 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
  * FLAG_INCLUDE_NOT_IMPORTANT_VIEWS so only views important for accessibility are walked
  * (UiAutomationShellWrapper.setCompressedLayoutHierarchy, same commit, library/testrunner-src/).
  */
-export async function readUiTree(device: Device, action: string): Promise<UiElement[]> {
+export async function readUiTree(
+  device: Device,
+  action: string,
+  clock: Clock,
+): Promise<UiElement[]> {
   let lastReason = "";
   for (const { compressed, waitMs } of IDLE_RETRIES) {
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    if (waitMs > 0) await clock.sleep(waitMs);
     let { dump, text } = await dumpOnce(device, action, compressed);
     if (!dump.ok && !device.quirks.ttyDumpRefused && ttyRefused(text)) {
       device.quirks.ttyDumpRefused = true;

@@ -1,18 +1,22 @@
 // phone_look answers before a client gives up: a hung vision server or a hung UI dump costs only
 // its own channel, and a client that asks for progress hears from the look while it runs.
-// The SDK's real Client and server in-process, a real OpenAI-compatible server on 127.0.0.1.
+// The SDK's real Client and server in-process, a real OpenAI-compatible server on 127.0.0.1, and a
+// fake clock the tests advance: a 45 s budget is reached without waiting 45 s.
 
 import assert from "node:assert/strict";
 import type { Progress } from "@modelcontextprotocol/client";
 import { createDevice } from "../lib/adb/device.ts";
 import type { RunAdb } from "../lib/adb/runner.ts";
-import { lookProgress } from "../lib/look.ts";
+import type { Clock } from "../lib/clock.ts";
+import { lookProgress, PROGRESS_EVERY_MS } from "../lib/look.ts";
 import type { ProgressUpdate } from "../lib/tools/tool.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { fakeAdb } from "./helpers/fake_adb.ts";
+import { FakeClock } from "./helpers/fake_clock.ts";
 import { screenRules, SEND_LINE } from "./helpers/fake_screen.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
+import { waitFor } from "./helpers/wait_for.ts";
 
 const MODEL = "vision-test-1";
 
@@ -20,8 +24,11 @@ function phone(run: RunAdb = fakeAdb(screenRules()).run) {
   return createDevice({ run, serial: "127.0.0.1:5555", timeoutMs: 5_000 });
 }
 
-function directVision(baseUrl: string, timeoutMs: number) {
-  return createVision({ route: "direct", baseUrl, apiKey: undefined, model: MODEL, timeoutMs });
+function directVision(baseUrl: string, timeoutMs: number, clock: Clock) {
+  return createVision(
+    { route: "direct", baseUrl, apiKey: undefined, model: MODEL, timeoutMs },
+    { clock },
+  );
 }
 
 /** The lines of one section of phone_look's text. */
@@ -33,12 +40,17 @@ function section(text: string, name: string): string[] {
 
 Deno.test("a hung vision server: the look answers with the tree and the vision timeout", async () => {
   const server = startOpenAiServer({ hang: true });
+  const clock = new FakeClock();
   const mcp = await connectInProcess({
     device: phone(),
-    vision: directVision(server.url, 300),
+    vision: directVision(server.url, 300, clock),
+    clock,
   });
   try {
-    const look = await mcp.client.callTool({ name: "phone_look", arguments: {} });
+    const answered = mcp.client.callTool({ name: "phone_look", arguments: {} });
+    await waitFor(() => server.requests.length === 1, "the vision request");
+    await clock.advance(300);
+    const look = await answered;
     const text = textOf(look);
     assert.equal(look.isError, undefined, text);
     assert.equal(server.requests.length, 1, "the model was asked");
@@ -47,6 +59,7 @@ Deno.test("a hung vision server: the look answers with the tree and the vision t
     ]);
     assert.deepEqual(section(text, "ui-tree"), [SEND_LINE]);
     assert.match(text, /^Screen: 360×800 device pixels\.\n/);
+    assert.equal(clock.pending, 0, "the look left a timer behind");
   } finally {
     await mcp.close();
     await server.close();
@@ -55,25 +68,27 @@ Deno.test("a hung vision server: the look answers with the tree and the vision t
 
 Deno.test("the look's budget cuts a vision call that would outlast it, and keeps the tree", async () => {
   const server = startOpenAiServer({ hang: true });
+  const clock = new FakeClock();
   const mcp = await connectInProcess({
     device: phone(),
     // The vision call alone may take 30 s; the look as a whole only 0.3 s.
-    vision: directVision(server.url, 30_000),
+    vision: directVision(server.url, 30_000, clock),
     lookBudgetMs: 300,
+    clock,
   });
   try {
-    const look = await mcp.client.callTool({ name: "phone_look", arguments: {} });
+    const answered = mcp.client.callTool({ name: "phone_look", arguments: {} });
+    await waitFor(() => server.requests.length === 1, "the vision request");
+    await clock.advance(300);
+    const look = await answered;
     const text = textOf(look);
     assert.equal(look.isError, undefined, text);
-    assert.match(
-      section(text, "vision")[0] ?? "",
-      new RegExp(
-        `^Vision unavailable: The vision model at http://127\\.0\\.0\\.1:${server.port} gave no ` +
-          `answer within the look's 0\\.3 s budget \\(the screenshot took [\\d.]+ s of it\\); look ` +
-          `again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS`,
-      ),
-    );
+    // The clock stood still while the screenshot was taken.
+    assert.deepEqual(section(text, "vision"), [
+      `Vision unavailable: The vision model at http://127.0.0.1:${server.port} gave no answer within the look's 0.3 s budget (the screenshot took 0 s of it); look again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS (the budget grows with it) and your client's tool timeout to match`,
+    ]);
     assert.deepEqual(section(text, "ui-tree"), [SEND_LINE]);
+    assert.equal(clock.pending, 0, "the look left a timer behind");
   } finally {
     await mcp.close();
     await server.close();
@@ -86,13 +101,22 @@ Deno.test("a UI dump that never returns: the look answers at its budget with the
   // adb itself would kill this child at its own timeout; the look does not wait that long.
   const stuck: RunAdb = (args, timeoutMs) =>
     args.some((a) => a.includes("uiautomator")) ? new Promise(() => {}) : adb.run(args, timeoutMs);
+  const clock = new FakeClock();
   const mcp = await connectInProcess({
     device: phone(stuck),
-    vision: directVision(server.url, 5_000),
+    vision: directVision(server.url, 5_000, clock),
     lookBudgetMs: 300,
+    clock,
   });
   try {
-    const look = await mcp.client.callTool({ name: "phone_look", arguments: {} });
+    const heard: (string | undefined)[] = [];
+    const answered = mcp.client.callTool(
+      { name: "phone_look", arguments: {} },
+      { onprogress: (p) => heard.push(p.message) },
+    );
+    await waitFor(() => heard.includes("vision model answered"), "the vision answer");
+    await clock.advance(300);
+    const look = await answered;
     const text = textOf(look);
     assert.equal(look.isError, undefined, text);
     assert.deepEqual(section(text, "vision"), ["Send is at (315, 740)."]);
@@ -107,7 +131,13 @@ Deno.test("a UI dump that never returns: the look answers at its budget with the
 
 Deno.test("a client that asks for progress hears each step of the look, in order", async () => {
   const server = startOpenAiServer({ answer: "Send is at (315, 740)." });
-  const mcp = await connectInProcess({ device: phone(), vision: directVision(server.url, 5_000) });
+  // A clock that never moves: progress must still grow with every notification.
+  const clock = new FakeClock();
+  const mcp = await connectInProcess({
+    device: phone(),
+    vision: directVision(server.url, 5_000, clock),
+    clock,
+  });
   try {
     const heard: Progress[] = [];
     const look = await mcp.client.callTool(
@@ -137,29 +167,68 @@ Deno.test("a client that asks for progress hears each step of the look, in order
   }
 });
 
+Deno.test("a look that waits on a hung vision model beats at 5 s and 10 s, and answers at 45 s", async () => {
+  const server = startOpenAiServer({ hang: true });
+  const clock = new FakeClock();
+  const mcp = await connectInProcess({
+    device: phone(),
+    // Longer than the look's budget, which is what cuts the call.
+    vision: directVision(server.url, 60_000, clock),
+    clock,
+  });
+  try {
+    const heard: Progress[] = [];
+    const answered = mcp.client.callTool(
+      { name: "phone_look", arguments: {} },
+      { onprogress: (p) => heard.push(p) },
+    );
+    const said = (message: string) => heard.some((p) => p.message === message);
+    await waitFor(() => server.requests.length === 1 && said("UI tree read"), "tree and request");
+    const before = heard.length;
+    await clock.advance(PROGRESS_EVERY_MS);
+    await waitFor(() => heard.length === before + 1, "the first heartbeat");
+    await clock.advance(PROGRESS_EVERY_MS);
+    await waitFor(() => heard.length === before + 2, "the second heartbeat");
+    assert.deepEqual(heard.slice(before), [
+      { progress: 5_000, total: 45_000, message: "waiting for the vision model (5 s of 45 s)" },
+      { progress: 10_000, total: 45_000, message: "waiting for the vision model (10 s of 45 s)" },
+    ]);
+    await clock.advance(45_000 - 2 * PROGRESS_EVERY_MS);
+    const text = textOf(await answered);
+    assert.match(section(text, "vision")[0] ?? "", /within the look's 45 s budget/);
+    assert.equal(
+      heard.at(-1)?.progress,
+      40_000,
+      "a heartbeat every 5 s up to 40 s, none at the budget",
+    );
+    assert.equal(clock.pending, 0, "the look left a timer behind");
+  } finally {
+    await mcp.close();
+    await server.close();
+  }
+});
+
 Deno.test("while a look waits, a heartbeat says for what; after the result, nothing more is sent", async () => {
   const heard: ProgressUpdate[] = [];
-  let beat = () => {};
-  const twoBeats = new Promise<void>((resolve) => beat = resolve);
+  const clock = new FakeClock();
   const progress = lookProgress(
-    (update) => {
-      heard.push(update);
-      if (heard.length === 3) beat();
-      return Promise.resolve();
-    },
+    (update) => (heard.push(update), Promise.resolve()),
     2_000,
     () => "the vision model",
-    10,
+    clock,
+    500,
   );
   progress.step("reading the UI tree and taking a screenshot");
-  await twoBeats;
+  await clock.advance(1_000);
   await progress.stop();
   progress.step("vision model answered");
-  assert.equal(heard.length, 3, JSON.stringify(heard));
-  for (const update of heard.slice(1)) {
-    assert.match(update.message ?? "", /^waiting for the vision model \([\d.]+ s of 2 s\)$/);
-  }
-  assert.ok(heard[0]!.progress < heard[1]!.progress && heard[1]!.progress < heard[2]!.progress);
+  await clock.advance(10_000);
+  assert.deepEqual(heard, [
+    { progress: 0, total: 2_000, message: "reading the UI tree and taking a screenshot" },
+    { progress: 500, total: 2_000, message: "waiting for the vision model (0.5 s of 2 s)" },
+    { progress: 1_000, total: 2_000, message: "waiting for the vision model (1 s of 2 s)" },
+  ]);
+  assert.equal(clock.pending, 0);
 });
 
 Deno.test("a client that stopped listening does not fail the look's progress", async () => {
@@ -168,7 +237,7 @@ Deno.test("a client that stopped listening does not fail the look's progress", a
     () => (tried++, Promise.reject(new Error("Not connected"))),
     1_000,
     () => "the UI tree",
-    60_000,
+    new FakeClock(),
   );
   progress.step("reading the UI tree");
   await assert.doesNotReject(progress.stop());

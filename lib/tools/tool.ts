@@ -4,6 +4,7 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Device } from "../adb/device.ts";
+import type { Clock } from "../clock.ts";
 import { AgentError } from "../errors.ts";
 import type { Vision } from "../vision/route.ts";
 
@@ -18,6 +19,8 @@ export interface ToolDeps {
   saveShot: ((png: Uint8Array) => Promise<string>) | undefined;
   /** How long phone_look may run before it answers with what has arrived (config.ts). */
   lookBudgetMs: number;
+  /** What the look's budget, progress heartbeat and retries wait on (lib/clock.ts). */
+  clock: Clock;
   /**
    * Asks for a collection once the answer is out (lib/memory.ts): a screenshot leaves megabytes of
    * buffers behind. main.ts gives it; tests may leave it out.

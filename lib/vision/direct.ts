@@ -1,6 +1,7 @@
 // The direct vision route: one POST to an OpenAI-compatible /chat/completions with fetch.
 // Owns the request shape, the deadline, and turning every failure into a VisionError without the key.
 
+import type { Clock } from "../clock.ts";
 import { excerpt } from "../text.ts";
 import { capWords, MAX_RESPONSE_BYTES, readCapped } from "./capped_body.ts";
 import {
@@ -28,13 +29,17 @@ import {
 
 const MAX_TOKENS = 1024;
 
-export function createDirectVision(config: DirectVisionConfig, fetchFn: typeof fetch): Vision {
+export function createDirectVision(
+  config: DirectVisionConfig,
+  fetchFn: typeof fetch,
+  clock: Clock,
+): Vision {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const endpoint = endpointOf(config.baseUrl);
   /** Never quoted back: the key, and whatever in the base URL may be a credential. */
   const secrets = [...keySecrets(config.apiKey), ...urlSecrets(config.baseUrl)];
   async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
-    const deadline = startDeadline(config.timeoutMs, signal);
+    const deadline = startDeadline(config.timeoutMs, clock, signal);
     try {
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (config.apiKey !== undefined) headers.authorization = `Bearer ${config.apiKey}`;

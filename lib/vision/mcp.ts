@@ -10,6 +10,7 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import type { Clock } from "../clock.ts";
 import { VERSION } from "../config.ts";
 import { excerpt } from "../text.ts";
 import { type CappedFetch, cappedFetch, capWords, MAX_RESPONSE_BYTES } from "./capped_body.ts";
@@ -54,7 +55,11 @@ const CLOSE_GRACE_MS = 1_000;
 /** Tool text is the model's message to the agent; keep a runaway error text from flooding it. */
 const MAX_TOOL_ERROR_CHARS = 1_000;
 
-export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch): Vision {
+export function createMcpVision(
+  config: McpVisionConfig,
+  fetchFn: typeof fetch,
+  clock: Clock,
+): Vision {
   const endpoint = endpointOf(config.url);
   const tool = config.tool;
   /** Never quoted back: whatever in the configured URL may be a credential (path, query, password). */
@@ -176,7 +181,7 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
   }
 
   async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
-    const deadline = startDeadline(config.timeoutMs, signal);
+    const deadline = startDeadline(config.timeoutMs, clock, signal);
     const dataUrl = imageDataUrl(image);
     /** The session the call was sent on, once it was. */
     let sent: Session | undefined;
@@ -296,12 +301,12 @@ export function createMcpVision(config: McpVisionConfig, fetchFn: typeof fetch):
       s.bodies.cancelOpen(new DOMException("vision closed", "AbortError"));
       if (await s.ready.then(() => true, () => false)) {
         // Ending the session lets the server free it now rather than at its idle timeout.
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let cancelGrace = () => {};
         await Promise.race([
           s.transport.terminateSession().catch(() => {}),
-          new Promise<void>((resolve) => timer = setTimeout(resolve, CLOSE_GRACE_MS)),
+          new Promise<void>((resolve) => cancelGrace = clock.setTimer(CLOSE_GRACE_MS, resolve)),
         ]);
-        clearTimeout(timer);
+        cancelGrace();
       }
       hangUp(s, "closed");
       await s.client.close().catch(() => {});

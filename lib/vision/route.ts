@@ -1,6 +1,7 @@
 // What a vision route is (the Vision interface and the image it reads) and the plumbing every
 // route shares: the image as a data URL, the endpoint safe to print, one deadline per call.
 
+import type { Clock } from "../clock.ts";
 import type { VisionConfig } from "../config.ts";
 
 export interface VisionImage {
@@ -52,27 +53,27 @@ export interface Deadline {
   clear(): void;
 }
 
-export function startDeadline(timeoutMs: number, caller?: AbortSignal): Deadline {
+export function startDeadline(timeoutMs: number, clock: Clock, caller?: AbortSignal): Deadline {
   const controller = new AbortController();
-  const endsAt = Date.now() + timeoutMs;
+  const endsAt = clock.now() + timeoutMs;
   let why: "timeout" | "caller" | undefined;
   const onCaller = () => {
     why ??= "caller";
     controller.abort(caller?.reason);
   };
-  // A plain timer (not AbortSignal.timeout) so clear() leaves nothing running behind the call.
-  const timer = setTimeout(() => {
+  // A timer (not AbortSignal.timeout) so clear() leaves nothing running behind the call.
+  const cancelTimer = clock.setTimer(timeoutMs, () => {
     why ??= "timeout";
     controller.abort(new DOMException(`vision call exceeded ${timeoutMs} ms`, "TimeoutError"));
-  }, timeoutMs);
+  });
   if (caller?.aborted) onCaller();
   else caller?.addEventListener("abort", onCaller, { once: true });
   return {
     signal: controller.signal,
-    remainingMs: () => Math.max(1, endsAt - Date.now()),
+    remainingMs: () => Math.max(1, endsAt - clock.now()),
     reason: () => why,
     clear() {
-      clearTimeout(timer);
+      cancelTimer();
       caller?.removeEventListener("abort", onCaller);
     },
   };

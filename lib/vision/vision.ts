@@ -1,6 +1,7 @@
 // The vision seam: createVision picks a route from the settings, and says why when there is none.
 // Routes live one per file (direct.ts, mcp.ts); adding a route is one function there and one branch here.
 
+import { type Clock, realClock } from "../clock.ts";
 import type { VisionConfig } from "../config.ts";
 import { VisionError } from "./errors.ts";
 import { endpointOf, type Vision } from "./route.ts";
@@ -8,22 +9,25 @@ import { endpointOf, type Vision } from "./route.ts";
 export interface VisionDeps {
   /** The fetch both routes use; main.ts and tests pass the global one. */
   fetch?: typeof fetch;
+  /** What each call's deadline runs on; the machine's clock unless a test passes a fake one. */
+  clock?: Clock;
 }
 
 export function createVision(config: VisionConfig, deps: VisionDeps = {}): Vision {
   const fetchFn = deps.fetch ?? globalThis.fetch;
+  const clock = deps.clock ?? realClock;
   switch (config.route) {
     case "direct":
       return lazyVision(
         "direct",
         endpointOf(config.baseUrl),
-        () => import("./direct.ts").then((m) => m.createDirectVision(config, fetchFn)),
+        () => import("./direct.ts").then((m) => m.createDirectVision(config, fetchFn, clock)),
       );
     case "mcp":
       return lazyVision(
         "mcp",
         endpointOf(config.url),
-        () => import("./mcp.ts").then((m) => m.createMcpVision(config, fetchFn)),
+        () => import("./mcp.ts").then((m) => m.createMcpVision(config, fetchFn, clock)),
       );
     case "none":
       return unconfiguredVision(config.problem);

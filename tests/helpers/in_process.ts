@@ -3,6 +3,7 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
+import { realClock } from "../../lib/clock.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config.ts";
 import { createServer, type ServerDeps } from "../../lib/server.ts";
 import { createVision } from "../../lib/vision/vision.ts";
@@ -15,7 +16,7 @@ export interface InProcess {
 
 /**
  * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, and
- * the production look budget.
+ * the production look budget and clock.
  */
 export async function connectInProcess(
   deps: Pick<ServerDeps, "device"> & Partial<Omit<ServerDeps, "logError">>,
@@ -25,6 +26,7 @@ export async function connectInProcess(
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
+    clock: realClock,
     ...deps,
     logError: (m) => logged.push(m),
   });
