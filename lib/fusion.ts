@@ -1,6 +1,7 @@
 // Fuses phone_look's two channels: the prompt sent to the vision model, how much of its answer is
 // read and shown, the coordinates found there, and their snap onto UI-tree elements. Pure.
 
+import { truncate } from "./text.ts";
 import { isInteractive, shortName, type Size, type UiElement } from "./ui_tree.ts";
 
 export interface Point {
@@ -30,13 +31,6 @@ export const MAX_POINTS = 20;
  * megabytes, and every character read is CPU the other tools wait for.
  */
 export const MAX_ANSWER_CHARS = 8_000;
-
-/** The first `max` code units of an answer, never splitting a surrogate pair (half an emoji). */
-function answerHead(answer: string, max: number): string {
-  if (answer.length <= max) return answer;
-  const last = answer.charCodeAt(max - 1);
-  return answer.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
 
 // --- the coordinate scanner ---------------------------------------------------------------------
 // The forms extractPoints reads, as the regular expressions they once were (case-insensitive;
@@ -209,7 +203,7 @@ export function extractPoints(
   screen: Size,
   maxChars: number = MAX_ANSWER_CHARS,
 ): Point[] {
-  const text = answerHead(visionText, maxChars);
+  const text = truncate(visionText, maxChars, "");
   const points: Point[] = [];
   const seen = new Set<string>();
   for (const m of findCoordinates(text)) {

@@ -11,6 +11,7 @@ import {
   snapPoints,
 } from "./fusion.ts";
 import type { Clock } from "./clock.ts";
+import { truncate } from "./text.ts";
 import { encodeFrame, fitFor, visionSizing } from "./image.ts";
 import { captureScreen, readUiTree } from "./screen.ts";
 import {
@@ -301,30 +302,8 @@ function treeExtent(elements: UiElement[]): Size | undefined {
   };
 }
 
-/**
- * `text` cut to at most `max` UTF-16 units, ending in "…": on a grapheme boundary, so no emoji
- * or accented letter is split, unless one grapheme alone is longer (a letter under thousands of
- * combining marks), which is then cut between code points.
- */
-export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = 0;
-  for (
-    const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text)
-  ) {
-    if (end + segment.length > max - 1) break;
-    end += segment.length;
-  }
-  if (end === 0) {
-    end = max - 1;
-    const last = text.charCodeAt(end - 1);
-    if (last >= 0xd800 && last <= 0xdbff) end--;
-  }
-  return `${text.slice(0, end).trimEnd()}…`;
-}
-
 function shownLabel(e: UiElement): UiElement {
-  return e.label.length > LABEL_SHOWN_MAX ? { ...e, label: clip(e.label, LABEL_SHOWN_MAX) } : e;
+  return e.label.length > LABEL_SHOWN_MAX ? { ...e, label: truncate(e.label, LABEL_SHOWN_MAX) } : e;
 }
 
 /** Step 2 (pure): places both channels on one screen, summarises the tree, snaps the answer's points. */
@@ -350,7 +329,7 @@ export function fuseLook({ vision, tree }: LookOutcomes): Look {
 /** The vision section's lines: the answer as shown, and why it was cut or how it was captured. */
 function visionLines(seen: Seen): string[] {
   const answer = seen.answer.trim();
-  const shown = clip(answer, ANSWER_SHOWN_MAX);
+  const shown = truncate(answer, ANSWER_SHOWN_MAX);
   return [
     shown,
     shown !== answer &&

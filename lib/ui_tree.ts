@@ -1,6 +1,8 @@
 // Turns `uiautomator dump` output into UI elements and the short summary phone_look shows.
 // Pure: a hand-written scanner over the tags (no XML dependency), linear in the dump size.
 
+import { truncate } from "./text.ts";
+
 export interface Bounds {
   x1: number;
   y1: number;
@@ -87,7 +89,7 @@ export function extractDump(output: string): DumpResult {
       idleState: false,
     };
   }
-  const excerpt = collapse(text).slice(0, 200);
+  const excerpt = truncate(collapse(text), 200, "");
   return {
     ok: false,
     reason: excerpt === "" ? "no XML in output" : `no XML in output (got: ${excerpt})`,
@@ -430,9 +432,9 @@ function makeLabel(text: string, desc: string, resourceId: string, password: boo
   const id = shortName(resourceId);
   if (password) {
     const name = collapse(desc) || id;
-    return truncate(name ? `${name} (password field)` : "password field");
+    return cutLabel(name ? `${name} (password field)` : "password field");
   }
-  return truncate(collapse(text) || collapse(desc) || id);
+  return cutLabel(collapse(text) || collapse(desc) || id);
 }
 
 // Control characters become spaces too: a label must stay on its one summary line.
@@ -442,8 +444,10 @@ function collapse(s: string): string {
   return s.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
 }
 
-// Cut on grapheme boundaries so an emoji sequence or a flag is never split in half.
-function truncate(s: string): string {
+// LABEL_MAX counts graphemes, not UTF-16 units as text.ts's truncate does: a label of emoji or
+// accented letters keeps as many characters as a plain one. Cut on grapheme boundaries so an emoji
+// sequence or a flag is never split in half.
+function cutLabel(s: string): string {
   if (s.length <= LABEL_MAX) return s;
   const graphemes: string[] = [];
   for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(s)) {

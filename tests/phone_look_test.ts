@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import {
   ANSWER_SHOWN_MAX,
-  clip,
   fuseLook,
   type Look,
   type LookOutcomes,
@@ -291,24 +290,5 @@ Deno.test({
     assert.equal(points.length, POINTS_SHOWN_MAX + 1);
     assert.equal(points[0], "(0,0) → no element here: tap the point itself (0,0)");
     assert.equal(points.at(-1), "(3 more points in the answer not shown)");
-  },
-});
-
-Deno.test({
-  name: "clip cuts on grapheme boundaries, and between code points only inside one huge grapheme",
-  permissions: "none",
-  fn() {
-    assert.equal(clip("short", 10), "short");
-    assert.equal(clip("abcdefghijk", 5), "abcd…");
-    // A family emoji is 11 units: it is kept whole or left out, never split.
-    const family = "👨‍👩‍👧‍👦";
-    assert.equal(clip(`ab${family}${family}`, 14), `ab${family}…`);
-    assert.equal(clip(`ab${family}cd`, 12), "ab…");
-    // One grapheme longer than the cap: cut between code points, never inside a surrogate pair.
-    const huge = "e" + "\u0301".repeat(50);
-    assert.equal(clip(huge, 10), `${huge.slice(0, 9)}…`);
-    const astral = "😀" + "\u0301".repeat(20);
-    assert.equal(clip(astral, 4), "😀\u0301…");
-    assert.equal(clip(astral, 2), "…");
   },
 });
