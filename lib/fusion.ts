@@ -2,7 +2,7 @@
 // read and shown, the coordinates found there, and their snap onto UI-tree elements. Pure.
 
 import { truncate } from "./text.ts";
-import { isInteractive, shortName, type Size, type UiElement } from "./ui_tree.ts";
+import { isInteractive, isTappable, shortName, type Size, type UiElement } from "./ui_tree.ts";
 
 export interface Point {
   x: number;
@@ -338,11 +338,6 @@ function isLabelled(e: UiElement): boolean {
   if (e.text.trim() !== "" || e.contentDesc.trim() !== "") return true;
   return e.label !== "" && e.label !== shortName(e.resourceId) &&
     e.label !== shortName(e.className);
-}
-
-// isInteractive without "scrollable": a list is something to swipe, its children are the taps.
-function isTappable(e: UiElement): boolean {
-  return e.clickable || e.longClickable || e.checkable || e.className.endsWith("EditText");
 }
 
 function better(

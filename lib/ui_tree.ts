@@ -10,6 +10,7 @@ export interface Bounds {
   y2: number;
 }
 
+/** A screen's or image's extent in pixels: the one size type (device.ts's screenSize returns it). */
 export interface Size {
   width: number;
   height: number;
@@ -254,8 +255,15 @@ function boundsKey(e: UiElement): string {
 
 /** Whether an agent can act on the element: tap, long-press, toggle, scroll or type into it. */
 export function isInteractive(e: UiElement): boolean {
-  return e.clickable || e.longClickable || e.checkable || e.scrollable ||
-    e.className.endsWith("EditText");
+  return isTappable(e) || e.scrollable;
+}
+
+/**
+ * isInteractive without scrolling: a tap, long-press, toggle or typing acts on the element itself.
+ * A list is something to swipe, its children are the taps (fusion.ts snaps to these first).
+ */
+export function isTappable(e: UiElement): boolean {
+  return e.clickable || e.longClickable || e.checkable || e.className.endsWith("EditText");
 }
 
 /** `com.app:id/send_button` → `send_button`; `android.widget.ImageButton` → `ImageButton`. */

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import {
   extractDump,
   formatElementLine,
+  isInteractive,
+  isTappable,
   parseUiTree,
   summarizeUiTree,
   type UiElement,
@@ -528,4 +530,26 @@ test("formatElementLine writes the label and the bounds", () => {
   const [e] = parseUiTree(`<node text="Send  it" bounds="[900,2200][1060,2300]"/>`);
   assert.ok(e);
   assert.equal(formatElementLine(e), "Send it @ [900,2200][1060,2300]");
+});
+
+test("a list is interactive but not tappable; a button, a checkbox and a text field are both", () => {
+  const [list, button, box, field, label] = parseUiTree(
+    `<hierarchy><node class="android.widget.ListView" scrollable="true" bounds="[0,0][10,10]">` +
+      `<node class="android.widget.Button" clickable="true" bounds="[0,0][1,1]"/>` +
+      `<node class="android.widget.CheckBox" checkable="true" bounds="[0,0][1,1]"/>` +
+      `<node class="android.widget.EditText" bounds="[0,0][1,1]"/>` +
+      `<node class="android.widget.TextView" text="Hi" bounds="[0,0][1,1]"/>` +
+      `</node></hierarchy>`,
+  );
+  assert.deepEqual(
+    [list, button, box, field, label].map((e) => [isInteractive(e!), isTappable(e!)]),
+    [[true, false], [true, true], [true, true], [true, true], [false, false]],
+  );
+});
+
+test("output that holds no XML is quoted as one line of at most 200 units, never half an emoji", () => {
+  // The emoji's two units would be the 200th and 201st: it is left out whole.
+  const dump = extractDump(`${"x".repeat(199)}😀 and more`);
+  assert.ok(!dump.ok);
+  assert.equal(dump.reason, `no XML in output (got: ${"x".repeat(199)})`);
 });

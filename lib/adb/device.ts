@@ -9,6 +9,7 @@ import {
   wmSizeCommand,
 } from "./commands.ts";
 import { excerpt } from "../text.ts";
+import type { Size } from "../ui_tree.ts";
 import {
   type AdbCallContext,
   AdbError,
@@ -47,16 +48,11 @@ export interface RunOptions {
   ownStatus?: boolean;
 }
 
-export interface ScreenSize {
-  width: number;
-  height: number;
-}
-
 export interface Device {
   readonly serial: string | undefined;
   run(command: DeviceCommand, options: RunOptions): Promise<DeviceOutput>;
   /** The screen size input coordinates live in (`wm size`, override first); cached per server. */
-  screenSize(action: string): Promise<ScreenSize>;
+  screenSize(action: string): Promise<Size>;
   /** Runs a host-side adb command (version, devices): no device, no reconnect. */
   host(args: readonly string[], action: string): Promise<DeviceOutput>;
   /**
@@ -94,7 +90,7 @@ export function createDevice(options: DeviceOptions): Device {
   const { run, serial, timeoutMs } = options;
   const os = options.os ?? "linux";
   const target = serial === undefined ? [] : ["-s", serial];
-  let size: ScreenSize | undefined;
+  let size: Size | undefined;
   // The link's generation: how many reconnects have ended. A call whose attempt began before the
   // latest reconnect ended failed on the old link; reconnecting again for it would cut the replays
   // running on the new one (phone_look's two channels fail a moment apart on the same drop).
