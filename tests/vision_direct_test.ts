@@ -1,5 +1,6 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
 import { deepEqual, match, ok } from "node:assert/strict";
+import { type Clock, realClock } from "../lib/clock.ts";
 import type { VisionConfig } from "../lib/config.ts";
 import { MAX_RESPONSE_BYTES, readCapped } from "../lib/vision/capped_body.ts";
 import {
@@ -12,6 +13,7 @@ import {
 import { createVision, UNCONFIGURED_MESSAGE } from "../lib/vision/vision.ts";
 import { type FloodSpec, startOpenAiServer } from "./fixtures/openai_server.ts";
 import { jpg, png } from "./fixtures/vision_images.ts";
+import { FakeClock } from "./helpers/fake_clock.ts";
 import { assertHungUp, KEY, KEY_PART, rejectsWith } from "./helpers/vision_errors.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 
@@ -38,7 +40,7 @@ const MODEL = "test-vision-1";
 
 function direct(
   baseUrl: string,
-  extra: { apiKey?: string; timeoutMs?: number; model?: string } = {},
+  extra: { apiKey?: string; timeoutMs?: number; model?: string; clock?: Clock } = {},
 ) {
   const config: VisionConfig = {
     route: "direct",
@@ -47,7 +49,7 @@ function direct(
     model: extra.model ?? MODEL,
     timeoutMs: extra.timeoutMs ?? 5_000,
   };
-  return createVision(config, { fetch });
+  return createVision(config, { fetch, clock: extra.clock ?? realClock });
 }
 
 async function freePort(): Promise<number> {
@@ -252,12 +254,17 @@ Deno.test("direct vision refuses to follow a redirect and names where it pointed
 
 Deno.test("direct vision gives up at the timeout and names PHONE_EYE_VISION_TIMEOUT_MS", async () => {
   const server = startOpenAiServer({ delayMs: 10_000 });
+  const clock = new FakeClock();
   try {
-    await rejectsWith(direct(server.url, { timeoutMs: 150 }).describe(png(8, 8), "q"), "TIMEOUT", [
+    const pending = direct(server.url, { timeoutMs: 150, clock }).describe(png(8, 8), "q");
+    const rejected = rejectsWith(pending, "TIMEOUT", [
       "150 ms",
       "PHONE_EYE_VISION_TIMEOUT_MS",
       `127.0.0.1:${server.port}`,
     ]);
+    await waitFor(() => server.requests.length === 1, "the request");
+    await clock.advance(150);
+    await rejected;
   } finally {
     await server.close();
   }
@@ -339,10 +346,14 @@ Deno.test("direct vision explains a failure status from the start of an endless 
 
 Deno.test("direct vision cancels an answer still streaming at the timeout or the caller's abort", async () => {
   const server = startOpenAiServer({ flood: TRICKLED_ANSWER });
+  const clock = new FakeClock();
   try {
-    await rejectsWith(direct(server.url, { timeoutMs: 300 }).describe(png(8, 8), "q"), "TIMEOUT", [
-      "300 ms",
-    ]);
+    const timing = direct(server.url, { timeoutMs: 300, clock }).describe(png(8, 8), "q");
+    // The deadline comes once the answer is flowing, as it would for a slow, endless one.
+    const rejected = rejectsWith(timing, "TIMEOUT", ["300 ms"]);
+    await waitFor(() => (server.floods[0]?.sent ?? 0) >= 64 * 1024, "the answer to be flowing");
+    await clock.advance(300);
+    await rejected;
     const timedOut = server.floods[0];
     const atTimeout = timedOut?.sent ?? 0;
     await assertHungUp(timedOut, atTimeout + MiB);
