@@ -12,7 +12,7 @@ import { lookProgress, PROGRESS_EVERY_MS } from "../lib/look.ts";
 import type { ProgressUpdate } from "../lib/tools/tool.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
-import { fakeAdb } from "./helpers/fake_adb.ts";
+import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 import { FakeClock } from "./helpers/fake_clock.ts";
 import { screenRules, SEND_LINE } from "./helpers/fake_screen.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
@@ -242,4 +242,32 @@ Deno.test("a client that stopped listening does not fail the look's progress", a
   progress.step("reading the UI tree");
   await assert.doesNotReject(progress.stop());
   assert.equal(tried, 1);
+});
+
+Deno.test("an animated screen's dump is retried 400 ms later on the look's clock, and then read", async () => {
+  const clock = new FakeClock();
+  const [screenshot, dump] = screenRules();
+  const idle = exited(0, "ERROR: could not get idle state.\n");
+  // Plain, then compressed at once, then compressed again after a pause: the third one answers.
+  const adb = fakeAdb([screenshot!, [/uiautomator dump/, [idle, idle, dump![1]]]]);
+  const mcp = await connectInProcess({ device: phone(adb.run), clock });
+  try {
+    const heard: (string | undefined)[] = [];
+    const answered = mcp.client.callTool(
+      { name: "phone_look", arguments: {} },
+      { onprogress: (p) => heard.push(p.message) },
+    );
+    const dumps = () => adb.sent.filter((c) => c.includes("uiautomator dump")).length;
+    // Beside the look's budget (45 s) and heartbeat (5 s): the pause before the third dump.
+    await waitFor(() => dumps() === 2 && clock.due.includes(400), "two dumps and the pause");
+    await clock.advance(399);
+    assert.equal(dumps(), 2, "the third dump waits for the pause");
+    await clock.advance(1);
+    const text = textOf(await answered);
+    assert.equal(dumps(), 3);
+    assert.deepEqual(section(text, "ui-tree"), [SEND_LINE]);
+    assert.ok(heard.includes("UI tree read"), JSON.stringify(heard));
+  } finally {
+    await mcp.close();
+  }
 });

@@ -33,6 +33,11 @@ export class FakeClock implements Clock {
     return this.#timers.length;
   }
 
+  /** When the timers set are due, earliest first. */
+  get due(): number[] {
+    return this.#timers.map((t) => t.at).sort((a, b) => a - b);
+  }
+
   /**
    * Moves the clock `ms` forward, firing each timer due on the way at its own time, in order; after
    * each, the promise jobs and I/O it started run (one macrotask turn) before the next fires.
