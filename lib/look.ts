@@ -192,14 +192,14 @@ export function lookProgress(
     // A client that went away must not fail the look.
     sent.push(report({ progress: last, total: budgetMs, message }).catch(() => {}));
   };
-  // A heartbeat every `everyMs` from the start: each beat sets the next, due on the schedule.
+  // A heartbeat every `everyMs` from the start: each beat sets the next on that schedule; beats a
+  // busy event loop made late are skipped, not sent in a burst to catch up.
   let cancel = () => {};
   const beat = (n: number) => {
     cancel = clock.setTimer(started + n * everyMs - clock.now(), () => {
-      step(
-        `waiting for ${waitingFor()} (${seconds(clock.now() - started)} of ${seconds(budgetMs)})`,
-      );
-      beat(n + 1);
+      const elapsed = clock.now() - started;
+      step(`waiting for ${waitingFor()} (${seconds(elapsed)} of ${seconds(budgetMs)})`);
+      beat(Math.max(n, Math.floor(elapsed / everyMs)) + 1);
     });
   };
   if (report !== undefined) beat(1);

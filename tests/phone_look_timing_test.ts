@@ -231,6 +231,22 @@ Deno.test("while a look waits, a heartbeat says for what; after the result, noth
   assert.equal(clock.pending, 0);
 });
 
+Deno.test("a heartbeat a busy event loop made late is sent once, then the schedule resumes", async () => {
+  const heard: ProgressUpdate[] = [];
+  const clock = new FakeClock();
+  const progress = lookProgress(
+    (update) => (heard.push(update), Promise.resolve()),
+    10_000,
+    () => "the UI tree",
+    clock,
+    500,
+  );
+  clock.stall(1_200); // beats due at 500 and 1000 could not fire
+  await clock.advance(300);
+  await progress.stop();
+  assert.deepEqual(heard.map((u) => u.progress), [1_200, 1_500]);
+});
+
 Deno.test("a client that stopped listening does not fail the look's progress", async () => {
   let tried = 0;
   const progress = lookProgress(
