@@ -1,23 +1,31 @@
 import assert from "node:assert/strict";
 import {
-  closestPackages,
-  inputFailure,
+  deviceCommand,
+  deviceShellLine,
+  inputTextProblem,
+  intentArgsProblem,
   intentCommand,
-  isReplayable,
-  outputKind,
-  parsePackageList,
-  parseResolvedActivity,
-  parseWmSize,
+  keyeventCommand,
+  quoted,
   quoteForDeviceShell,
   READ_ONLY_PROGRAMS,
-  readIntentOutcome,
-  refuseIntentArgs,
-  refuseUntypableText,
+  screencapPngCommand,
+  screencapRawCommand,
+  shellScript,
+  syntax,
   tapCommand,
   typeTextCommand,
   uiDumpCommand,
   uiDumpToTtyCommand,
 } from "../lib/adb/commands.ts";
+import {
+  inputFailure,
+  parsePackageList,
+  parseResolvedActivity,
+  parseWmSize,
+  readIntentOutcome,
+} from "../lib/adb/output.ts";
+import { closestPackages } from "../lib/near_names.ts";
 import { hostileStrings } from "./fixtures/hostile_strings.ts";
 
 /** Runs `script` through a real /bin/sh -c, as the phone's adbd does, with fake tools as functions. */
@@ -68,9 +76,9 @@ Deno.test("phone_type cannot break out of device shell quoting", async () => {
     const marker = `${dir}/pwned`;
     let typed = 0;
     for (const s of hostileStrings(marker)) {
-      if (refuseUntypableText(s) !== null) continue;
+      if (inputTextProblem(s) !== null) continue;
       typed++;
-      const recorded = calls(await deviceShell(typeTextCommand(s).shell, dir), "input");
+      const recorded = calls(await deviceShell(deviceShellLine(typeTextCommand(s)), dir), "input");
       assert.ok(recorded.every((c) => c.length === 2 && c[0] === "text"), JSON.stringify(recorded));
       // Android's input turns "%s" into a space, so no piece may carry it; joined, they are the text.
       assert.ok(recorded.every((c) => !c[1]!.includes("%s")));
@@ -93,9 +101,9 @@ Deno.test("phone_intent arguments are refused at the door or arrive as one quote
         // As data, the payload rides in a URI, where the shape check alone would not stop it.
         const s = field === "data" ? `https://x.test/${hostile}` : hostile;
         const args = { action: "android.intent.action.VIEW", [field]: s };
-        if (refuseIntentArgs(args) !== null) continue;
+        if (intentArgsProblem(args) !== null) continue;
         sent++;
-        const [call] = calls(await deviceShell(intentCommand(args).shell, dir), "am");
+        const [call] = calls(await deviceShell(deviceShellLine(intentCommand(args)), dir), "am");
         assert.ok(
           call?.includes(s),
           `${field}=${JSON.stringify(s)} arrived as ${JSON.stringify(call)}`,
@@ -110,23 +118,23 @@ Deno.test("phone_intent arguments are refused at the door or arrive as one quote
 });
 
 Deno.test({
-  name: "refuseIntentArgs refuses metacharacters in every field, with the character named",
+  name: "intentArgsProblem refuses metacharacters in every field, with the character named",
   permissions: "none",
   fn() {
     for (const field of ["action", "component", "package", "data"]) {
       for (const bad of [";", "|", "`", "$", ">", "'", '"', "\\", " ", "\n", "(", "*"]) {
         const value = field === "data" ? `https://x.test/${bad}` : `com.example${bad}x`;
-        const refusal = refuseIntentArgs({ [field]: value });
+        const refusal = intentArgsProblem({ [field]: value });
         assert.ok(refusal?.startsWith(`Refused ${field}`), `${field} ${JSON.stringify(value)}`);
       }
     }
-    assert.match(refuseIntentArgs({ data: "https://x.test/a b" })!, /whitespace.*%20/);
-    assert.match(refuseIntentArgs({})!, /at least one of action, data, component or package/);
+    assert.match(intentArgsProblem({ data: "https://x.test/a b" })!, /whitespace.*%20/);
+    assert.match(intentArgsProblem({})!, /at least one of action, data, component or package/);
   },
 });
 
 Deno.test({
-  name: "refuseIntentArgs accepts real intents, including URLs with query strings",
+  name: "intentArgsProblem accepts real intents, including URLs with query strings",
   permissions: "none",
   fn() {
     const good = [
@@ -137,10 +145,10 @@ Deno.test({
       { component: "com.example.app/com.example.app.MainActivity", package: "com.example.app" },
       { action: "android.intent.action.DIAL", data: "tel:123" },
     ];
-    for (const args of good) assert.equal(refuseIntentArgs(args), null, JSON.stringify(args));
-    assert.match(refuseIntentArgs({ package: "settings" })!, /package name/);
-    assert.match(refuseIntentArgs({ component: "com.x.y" })!, /package\/activity/);
-    assert.match(refuseIntentArgs({ data: "example.com" })!, /scheme/);
+    for (const args of good) assert.equal(intentArgsProblem(args), null, JSON.stringify(args));
+    assert.match(intentArgsProblem({ package: "settings" })!, /package name/);
+    assert.match(intentArgsProblem({ component: "com.x.y" })!, /package\/activity/);
+    assert.match(intentArgsProblem({ data: "example.com" })!, /scheme/);
   },
 });
 
@@ -149,11 +157,13 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.equal(
-      intentCommand({ package: "com.android.settings" }).shell,
+      deviceShellLine(intentCommand({ package: "com.android.settings" })),
       "monkey -p 'com.android.settings' -c android.intent.category.LAUNCHER 1",
     );
     assert.equal(
-      intentCommand({ action: "a.b", data: "https://x.test/?q=1&r=2", package: "com.x" }).shell,
+      deviceShellLine(
+        intentCommand({ action: "a.b", data: "https://x.test/?q=1&r=2", package: "com.x" }),
+      ),
       "am start -a 'a.b' -d 'https://x.test/?q=1&r=2' 'com.x'",
     );
   },
@@ -164,30 +174,30 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.equal(
-      intentCommand({ data: "https://example.com" }).shell,
+      deviceShellLine(intentCommand({ data: "https://example.com" })),
       "am start -a 'android.intent.action.VIEW' -d 'https://example.com'",
     );
     assert.equal(
-      intentCommand({ data: "tel:123", package: "com.android.dialer" }).shell,
+      deviceShellLine(intentCommand({ data: "tel:123", package: "com.android.dialer" })),
       "am start -a 'android.intent.action.VIEW' -d 'tel:123' 'com.android.dialer'",
     );
     // A component or an action given alone stays as it is.
-    assert.equal(intentCommand({ component: "a.b/.C" }).shell, "am start -n 'a.b/.C'");
-    assert.equal(intentCommand({ action: "a.b" }).shell, "am start -a 'a.b'");
+    assert.equal(deviceShellLine(intentCommand({ component: "a.b/.C" })), "am start -n 'a.b/.C'");
+    assert.equal(deviceShellLine(intentCommand({ action: "a.b" })), "am start -a 'a.b'");
   },
 });
 
 Deno.test({
-  name: "refuseUntypableText refuses control characters and non-ASCII with the way around",
+  name: "inputTextProblem refuses control characters and non-ASCII with the way around",
   permissions: "none",
   fn() {
-    assert.match(refuseUntypableText("a\nb")!, /newline.*phone_key "enter"/);
-    assert.match(refuseUntypableText("a\tb")!, /tab.*phone_key "tab"/);
-    assert.match(refuseUntypableText("\x1b[2J")!, /escape/);
-    assert.match(refuseUntypableText("café")!, /"é".*printable ASCII.*on-screen keyboard/);
-    assert.match(refuseUntypableText("你好")!, /U\+4F60/);
-    assert.match(refuseUntypableText("")!, /empty/);
-    assert.equal(refuseUntypableText(`Hello, world! ~\`$(x)'"\\ 100%s`), null);
+    assert.match(inputTextProblem("a\nb")!, /newline.*phone_key "enter"/);
+    assert.match(inputTextProblem("a\tb")!, /tab.*phone_key "tab"/);
+    assert.match(inputTextProblem("\x1b[2J")!, /escape/);
+    assert.match(inputTextProblem("café")!, /"é".*printable ASCII.*on-screen keyboard/);
+    assert.match(inputTextProblem("你好")!, /U\+4F60/);
+    assert.match(inputTextProblem("")!, /empty/);
+    assert.equal(inputTextProblem(`Hello, world! ~\`$(x)'"\\ 100%s`), null);
   },
 });
 
@@ -195,9 +205,9 @@ Deno.test({
   name: "typeTextCommand splits %s so Android's input tool cannot turn it into a space",
   permissions: "none",
   fn() {
-    assert.equal(typeTextCommand("hi there").shell, "input text 'hi there'");
+    assert.equal(deviceShellLine(typeTextCommand("hi there")), "input text 'hi there'");
     assert.equal(
-      typeTextCommand("50%sale").shell,
+      deviceShellLine(typeTextCommand("50%sale")),
       "input text '50%' && input text 'sale'",
     );
   },
@@ -211,13 +221,13 @@ Deno.test({
       [...READ_ONLY_PROGRAMS].sort(),
       ["cat", "dumpsys", "getprop", "ls", "screencap", "uiautomator", "wm"],
     );
-    assert.equal(isReplayable(uiDumpCommand("/data/local/tmp/x.xml", false)), true);
-    assert.equal(isReplayable({ service: "exec-out", shell: "screencap -p" }), true);
-    assert.equal(isReplayable(tapCommand(1, 2)), false);
-    assert.equal(isReplayable(typeTextCommand("x")), false);
-    assert.equal(isReplayable(intentCommand({ package: "com.x.y" })), false);
-    assert.equal(isReplayable(intentCommand({ action: "a.b" })), false);
-    assert.equal(isReplayable({ service: "shell", shell: "  input keyevent 3" }), false);
+    assert.equal(uiDumpCommand("/data/local/tmp/x.xml", false).replayable, true);
+    assert.equal(screencapPngCommand().replayable, true);
+    assert.equal(tapCommand(1, 2).replayable, false);
+    assert.equal(typeTextCommand("x").replayable, false);
+    assert.equal(intentCommand({ package: "com.x.y" }).replayable, false);
+    assert.equal(intentCommand({ action: "a.b" }).replayable, false);
+    assert.equal(keyeventCommand(3).replayable, false);
   },
 });
 
@@ -425,14 +435,60 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.deepEqual(uiDumpToTtyCommand(false), {
+      program: "uiautomator",
+      args: ["dump", "/dev/tty"],
       service: "exec-out",
-      shell: "uiautomator dump /dev/tty",
+      replayable: true,
+      output: "text",
     });
-    assert.equal(uiDumpToTtyCommand(true).shell, "uiautomator dump --compressed /dev/tty");
-    assert.ok(isReplayable(uiDumpToTtyCommand(false)));
-    assert.equal(outputKind(uiDumpToTtyCommand(false)), "text");
-    assert.equal(outputKind({ service: "exec-out", shell: "screencap -p" }), "image");
-    assert.equal(outputKind({ service: "exec-out", shell: "screencap" }), "image");
-    assert.equal(outputKind(uiDumpCommand("/data/local/tmp/x.xml", false)), "text");
+    assert.equal(deviceShellLine(uiDumpToTtyCommand(false)), "uiautomator dump /dev/tty");
+    assert.equal(
+      deviceShellLine(uiDumpToTtyCommand(true)),
+      "uiautomator dump --compressed /dev/tty",
+    );
+    assert.ok(uiDumpToTtyCommand(false).replayable);
+    assert.equal(uiDumpToTtyCommand(false).output, "text");
+    assert.equal(screencapPngCommand().output, "image");
+    assert.equal(screencapRawCommand().output, "image");
+    assert.equal(deviceShellLine(screencapRawCommand()), "screencap");
+    assert.equal(uiDumpCommand("/data/local/tmp/x.xml", false).output, "text");
+  },
+});
+
+Deno.test({
+  name: "a value passed to a command as a plain word is refused when the command is built",
+  permissions: "none",
+  fn() {
+    for (const word of ["a b", "x;reboot", "$(id)", "`id`", "'", "a|b", "~", "*", ""]) {
+      assert.throws(
+        () => deviceCommand("shell", "getprop", [word]),
+        RangeError,
+        JSON.stringify(word),
+      );
+      // Quoted, the same value is one inert argument.
+      assert.equal(
+        deviceShellLine(deviceCommand("shell", "getprop", [quoted(word)])),
+        `getprop ${quoteForDeviceShell(word)}`,
+      );
+    }
+    assert.throws(() => deviceCommand("shell", "rm -rf", []), RangeError);
+    assert.throws(() => tapCommand(1.5, 2), RangeError);
+    assert.throws(() => typeTextCommand("café"), RangeError, "beyond ASCII goes to ADB Keyboard");
+  },
+});
+
+Deno.test({
+  name: "replayability and the output cap are read from the command's program, not its text",
+  permissions: "none",
+  fn() {
+    for (const program of READ_ONLY_PROGRAMS) {
+      assert.equal(deviceCommand("shell", program, []).replayable, true, program);
+    }
+    assert.equal(deviceCommand("shell", "input", ["keyevent", 3]).replayable, false);
+    // A script phone-eye wrote is never replayed, whatever it starts with.
+    const script = shellScript([syntax("cat /x; input keyevent 3")]);
+    assert.equal(script.replayable, false);
+    assert.equal(deviceShellLine(script), "cat /x; input keyevent 3");
+    assert.equal(deviceCommand("exec-out", "screencap", ["-p"]).output, "text", "image is asked");
   },
 });
