@@ -119,7 +119,7 @@ export function typeWithKeyboardCommand(
     syntax("; "),
     ...["am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", message],
   ];
-  const enable: Arg[] = options.enable ? [syntax("ime enable "), id, syntax(" 2>&1; ")] : [];
+  const enable: Arg[] = options.enable ? ["ime", "enable", id, syntax(" 2>&1; ")] : [];
   if (!options.select) return shellScript([...enable, ...type]);
   return shellScript([
     ...enable,
