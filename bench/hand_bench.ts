@@ -7,6 +7,7 @@
 
 // deno-lint-ignore-file no-console
 import { parseArgs } from "node:util";
+import { shellScript, syntax } from "../lib/adb/commands.ts";
 import { withExitMarker } from "../lib/adb/exit_marker.ts";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import {
@@ -141,7 +142,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < RUNS; i++) {
         marked.push(
           await time(() =>
-            adb.adb("-s", sim.serial, "shell", withExitMarker({ service: "shell", shell: command }))
+            adb.adb("-s", sim.serial, "shell", withExitMarker(shellScript([syntax(command)])))
           ),
         );
       }

@@ -1,18 +1,18 @@
 import assert from "node:assert/strict";
 import {
-  closestPackages,
-  inputFailure,
+  deviceCommand,
+  deviceShellLine,
+  inputTextProblem,
+  intentArgsProblem,
   intentCommand,
-  isReplayable,
-  outputKind,
-  parsePackageList,
-  parseResolvedActivity,
-  parseWmSize,
+  keyeventCommand,
+  quoted,
   quoteForDeviceShell,
   READ_ONLY_PROGRAMS,
-  readIntentOutcome,
-  refuseIntentArgs,
-  refuseUntypableText,
+  screencapPngCommand,
+  screencapRawCommand,
+  shellScript,
+  syntax,
   tapCommand,
   typeTextCommand,
   uiDumpCommand,
@@ -68,9 +68,9 @@ Deno.test("phone_type cannot break out of device shell quoting", async () => {
     const marker = `${dir}/pwned`;
     let typed = 0;
     for (const s of hostileStrings(marker)) {
-      if (refuseUntypableText(s) !== null) continue;
+      if (inputTextProblem(s) !== null) continue;
       typed++;
-      const recorded = calls(await deviceShell(typeTextCommand(s).shell, dir), "input");
+      const recorded = calls(await deviceShell(deviceShellLine(typeTextCommand(s)), dir), "input");
       assert.ok(recorded.every((c) => c.length === 2 && c[0] === "text"), JSON.stringify(recorded));
       // Android's input turns "%s" into a space, so no piece may carry it; joined, they are the text.
       assert.ok(recorded.every((c) => !c[1]!.includes("%s")));
@@ -93,9 +93,9 @@ Deno.test("phone_intent arguments are refused at the door or arrive as one quote
         // As data, the payload rides in a URI, where the shape check alone would not stop it.
         const s = field === "data" ? `https://x.test/${hostile}` : hostile;
         const args = { action: "android.intent.action.VIEW", [field]: s };
-        if (refuseIntentArgs(args) !== null) continue;
+        if (intentArgsProblem(args) !== null) continue;
         sent++;
-        const [call] = calls(await deviceShell(intentCommand(args).shell, dir), "am");
+        const [call] = calls(await deviceShell(deviceShellLine(intentCommand(args)), dir), "am");
         assert.ok(
           call?.includes(s),
           `${field}=${JSON.stringify(s)} arrived as ${JSON.stringify(call)}`,
@@ -110,23 +110,23 @@ Deno.test("phone_intent arguments are refused at the door or arrive as one quote
 });
 
 Deno.test({
-  name: "refuseIntentArgs refuses metacharacters in every field, with the character named",
+  name: "intentArgsProblem refuses metacharacters in every field, with the character named",
   permissions: "none",
   fn() {
     for (const field of ["action", "component", "package", "data"]) {
       for (const bad of [";", "|", "`", "$", ">", "'", '"', "\\", " ", "\n", "(", "*"]) {
         const value = field === "data" ? `https://x.test/${bad}` : `com.example${bad}x`;
-        const refusal = refuseIntentArgs({ [field]: value });
+        const refusal = intentArgsProblem({ [field]: value });
         assert.ok(refusal?.startsWith(`Refused ${field}`), `${field} ${JSON.stringify(value)}`);
       }
     }
-    assert.match(refuseIntentArgs({ data: "https://x.test/a b" })!, /whitespace.*%20/);
-    assert.match(refuseIntentArgs({})!, /at least one of action, data, component or package/);
+    assert.match(intentArgsProblem({ data: "https://x.test/a b" })!, /whitespace.*%20/);
+    assert.match(intentArgsProblem({})!, /at least one of action, data, component or package/);
   },
 });
 
 Deno.test({
-  name: "refuseIntentArgs accepts real intents, including URLs with query strings",
+  name: "intentArgsProblem accepts real intents, including URLs with query strings",
   permissions: "none",
   fn() {
     const good = [
@@ -137,10 +137,10 @@ Deno.test({
       { component: "com.example.app/com.example.app.MainActivity", package: "com.example.app" },
       { action: "android.intent.action.DIAL", data: "tel:123" },
     ];
-    for (const args of good) assert.equal(refuseIntentArgs(args), null, JSON.stringify(args));
-    assert.match(refuseIntentArgs({ package: "settings" })!, /package name/);
-    assert.match(refuseIntentArgs({ component: "com.x.y" })!, /package\/activity/);
-    assert.match(refuseIntentArgs({ data: "example.com" })!, /scheme/);
+    for (const args of good) assert.equal(intentArgsProblem(args), null, JSON.stringify(args));
+    assert.match(intentArgsProblem({ package: "settings" })!, /package name/);
+    assert.match(intentArgsProblem({ component: "com.x.y" })!, /package\/activity/);
+    assert.match(intentArgsProblem({ data: "example.com" })!, /scheme/);
   },
 });
 
@@ -149,11 +149,13 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.equal(
-      intentCommand({ package: "com.android.settings" }).shell,
+      deviceShellLine(intentCommand({ package: "com.android.settings" })),
       "monkey -p 'com.android.settings' -c android.intent.category.LAUNCHER 1",
     );
     assert.equal(
-      intentCommand({ action: "a.b", data: "https://x.test/?q=1&r=2", package: "com.x" }).shell,
+      deviceShellLine(
+        intentCommand({ action: "a.b", data: "https://x.test/?q=1&r=2", package: "com.x" }),
+      ),
       "am start -a 'a.b' -d 'https://x.test/?q=1&r=2' 'com.x'",
     );
   },
@@ -164,30 +166,30 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.equal(
-      intentCommand({ data: "https://example.com" }).shell,
+      deviceShellLine(intentCommand({ data: "https://example.com" })),
       "am start -a 'android.intent.action.VIEW' -d 'https://example.com'",
     );
     assert.equal(
-      intentCommand({ data: "tel:123", package: "com.android.dialer" }).shell,
+      deviceShellLine(intentCommand({ data: "tel:123", package: "com.android.dialer" })),
       "am start -a 'android.intent.action.VIEW' -d 'tel:123' 'com.android.dialer'",
     );
     // A component or an action given alone stays as it is.
-    assert.equal(intentCommand({ component: "a.b/.C" }).shell, "am start -n 'a.b/.C'");
-    assert.equal(intentCommand({ action: "a.b" }).shell, "am start -a 'a.b'");
+    assert.equal(deviceShellLine(intentCommand({ component: "a.b/.C" })), "am start -n 'a.b/.C'");
+    assert.equal(deviceShellLine(intentCommand({ action: "a.b" })), "am start -a 'a.b'");
   },
 });
 
 Deno.test({
-  name: "refuseUntypableText refuses control characters and non-ASCII with the way around",
+  name: "inputTextProblem refuses control characters and non-ASCII with the way around",
   permissions: "none",
   fn() {
-    assert.match(refuseUntypableText("a\nb")!, /newline.*phone_key "enter"/);
-    assert.match(refuseUntypableText("a\tb")!, /tab.*phone_key "tab"/);
-    assert.match(refuseUntypableText("\x1b[2J")!, /escape/);
-    assert.match(refuseUntypableText("café")!, /"é".*printable ASCII.*on-screen keyboard/);
-    assert.match(refuseUntypableText("你好")!, /U\+4F60/);
-    assert.match(refuseUntypableText("")!, /empty/);
-    assert.equal(refuseUntypableText(`Hello, world! ~\`$(x)'"\\ 100%s`), null);
+    assert.match(inputTextProblem("a\nb")!, /newline.*phone_key "enter"/);
+    assert.match(inputTextProblem("a\tb")!, /tab.*phone_key "tab"/);
+    assert.match(inputTextProblem("\x1b[2J")!, /escape/);
+    assert.match(inputTextProblem("café")!, /"é".*printable ASCII.*on-screen keyboard/);
+    assert.match(inputTextProblem("你好")!, /U\+4F60/);
+    assert.match(inputTextProblem("")!, /empty/);
+    assert.equal(inputTextProblem(`Hello, world! ~\`$(x)'"\\ 100%s`), null);
   },
 });
 
@@ -195,9 +197,9 @@ Deno.test({
   name: "typeTextCommand splits %s so Android's input tool cannot turn it into a space",
   permissions: "none",
   fn() {
-    assert.equal(typeTextCommand("hi there").shell, "input text 'hi there'");
+    assert.equal(deviceShellLine(typeTextCommand("hi there")), "input text 'hi there'");
     assert.equal(
-      typeTextCommand("50%sale").shell,
+      deviceShellLine(typeTextCommand("50%sale")),
       "input text '50%' && input text 'sale'",
     );
   },
@@ -211,203 +213,13 @@ Deno.test({
       [...READ_ONLY_PROGRAMS].sort(),
       ["cat", "dumpsys", "getprop", "ls", "screencap", "uiautomator", "wm"],
     );
-    assert.equal(isReplayable(uiDumpCommand("/data/local/tmp/x.xml", false)), true);
-    assert.equal(isReplayable({ service: "exec-out", shell: "screencap -p" }), true);
-    assert.equal(isReplayable(tapCommand(1, 2)), false);
-    assert.equal(isReplayable(typeTextCommand("x")), false);
-    assert.equal(isReplayable(intentCommand({ package: "com.x.y" })), false);
-    assert.equal(isReplayable(intentCommand({ action: "a.b" })), false);
-    assert.equal(isReplayable({ service: "shell", shell: "  input keyevent 3" }), false);
-  },
-});
-
-Deno.test({
-  name: "parseWmSize prefers the override size",
-  permissions: "none",
-  fn() {
-    assert.deepEqual(parseWmSize("Physical size: 1080x2400\n"), { width: 1080, height: 2400 });
-    assert.deepEqual(
-      parseWmSize("Physical size: 1080x2400\r\nOverride size: 720x1600\r\n"),
-      { width: 720, height: 1600 },
-    );
-    assert.equal(parseWmSize("cmd: Can't find service: window"), null);
-  },
-});
-
-/** am's and monkey's output on the phones ANDROID.md describes, per Android version. */
-const UNRESOLVED_ERR =
-  "Error: Activity not started, unable to resolve Intent { act=x.Y flg=0x10000000 }\n";
-const MONKEY_ABORT = [
-  "  bash arg: -p",
-  "  bash arg: com.nope",
-  "  bash arg: -c",
-  "  bash arg: android.intent.category.LAUNCHER",
-  "  bash arg: 1",
-  "** No activities found to run, monkey aborted.",
-  "args: [-p, com.nope, -c, android.intent.category.LAUNCHER, 1]",
-  ' arg: "-p"',
-  ' arg: "com.nope"',
-  ' arg: "-c"',
-  ' arg: "android.intent.category.LAUNCHER"',
-  ' arg: "1"',
-  'data="com.nope"',
-  'data="android.intent.category.LAUNCHER"',
-  "",
-].join("\n");
-
-Deno.test({
-  name: "readIntentOutcome reads am's and monkey's failures on every Android version's status",
-  permissions: "none",
-  fn() {
-    const unresolved = { kind: "unresolved", intent: "Intent { act=x.Y flg=0x10000000 }" };
-    // Android 10-14 exit 0 after the error, Android 15 exits 1, the legacy shell has no status.
-    for (const status of [0, 1]) {
-      assert.deepEqual(
-        readIntentOutcome(`Starting: Intent { act=x.Y }\n${UNRESOLVED_ERR}`, status),
-        unresolved,
-      );
-      assert.deepEqual(
-        readIntentOutcome(
-          "Starting: Intent { cmp=a.b/.C }\nError type 3\nError: Activity class {a.b/a.b.C} does not exist.\n",
-          status,
-        ),
-        { kind: "no-such-activity", component: "a.b/a.b.C" },
-      );
-    }
-    assert.deepEqual(readIntentOutcome(MONKEY_ABORT, 252), { kind: "no-launcher-activity" });
-    // An exception: its own line, not ShellCommand's banner.
-    assert.deepEqual(
-      readIntentOutcome(
-        "Starting: Intent { cmp=a.b/.C }\n\nException occurred while executing 'start':\njava.lang.SecurityException: Permission Denial: starting Intent { cmp=a.b/.C } not exported\n\tat com.android.server.wm.ActivityTaskSupervisor.checkStartAnyActivityPermission(ActivityTaskSupervisor.java:1101)\n",
-        255,
-      ),
-      {
-        kind: "failed",
-        detail:
-          "java.lang.SecurityException: Permission Denial: starting Intent { cmp=a.b/.C } not exported",
-      },
-    );
-    assert.deepEqual(
-      readIntentOutcome("Error: Activity not started, unknown error code -96\n", 0),
-      {
-        kind: "failed",
-        detail: "Error: Activity not started, unknown error code -96",
-      },
-    );
-    assert.deepEqual(readIntentOutcome("Starting: Intent { act=x }\nKilled\n", 137), {
-      kind: "failed",
-      detail: "exit status 137: Starting: Intent { act=x } / Killed",
-    });
-    assert.deepEqual(
-      readIntentOutcome("Starting: Intent { act=android.intent.action.VIEW }\n", 0),
-      {
-        kind: "started",
-        line: "Starting: Intent { act=android.intent.action.VIEW }",
-      },
-    );
-    assert.deepEqual(
-      readIntentOutcome(
-        "Starting: Intent { cmp=a/.B }\nWarning: Activity not started, its current task has been brought to the front\n",
-        0,
-      ),
-      {
-        kind: "started",
-        line: "Starting: Intent { cmp=a/.B }",
-      },
-    );
-    const monkeyOk = MONKEY_ABORT.replace(
-      "** No activities found to run, monkey aborted.",
-      "Events injected: 1",
-    );
-    assert.deepEqual(readIntentOutcome(monkeyOk, 0), { kind: "started", line: undefined });
-  },
-});
-
-Deno.test({
-  name: "the installed packages are read from pm list packages, bounded, junk skipped",
-  permissions: "none",
-  fn() {
-    assert.deepEqual(
-      parsePackageList(
-        "package:com.android.settings\r\npackage:com.google.android.gms\nWARNING: linker\npackage:x;y\n\n",
-      ),
-      ["com.android.settings", "com.google.android.gms"],
-    );
-    const many = Array.from({ length: 6000 }, (_, i) => `package:com.x.p${i}`).join("\n");
-    assert.equal(parsePackageList(many).length, 5000);
-  },
-});
-
-Deno.test({
-  name:
-    "resolve-activity's last line is the launcher activity; nothing or another package's is none",
-  permissions: "none",
-  fn() {
-    const brief =
-      "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\ncom.android.settings/.Settings\n";
-    assert.equal(
-      parseResolvedActivity(brief, "com.android.settings"),
-      "com.android.settings/.Settings",
-    );
-    assert.equal(parseResolvedActivity("No activity found\n", "com.android.settings"), null);
-    assert.equal(
-      parseResolvedActivity(
-        "priority=0 preferredOrder=0 match=0x0 specificIndex=-1 isDefault=false\nandroid/com.android.internal.app.ResolverActivity\n",
-        "com.android.settings",
-      ),
-      null,
-    );
-  },
-});
-
-Deno.test({
-  name: "closestPackages ranks shared name parts first, then edit distance, and stays bounded",
-  permissions: "none",
-  fn() {
-    const installed = [
-      "com.android.settings",
-      "com.android.chrome",
-      "com.google.android.youtube",
-      "com.whatsapp",
-      "org.telegram.messenger",
-      "com.android.systemui",
-    ];
-    const close = closestPackages("com.android.setings", installed);
-    assert.equal(close[0], "com.android.settings");
-    assert.equal(close.length, 3);
-    assert.ok(close.every((p) => p.startsWith("com.android.")), close.join());
-    assert.equal(closestPackages("chrome", installed)[0], "com.android.chrome");
-    assert.equal(closestPackages("com.google.youtube", installed)[0], "com.google.android.youtube");
-    assert.equal(closestPackages("org.telegram", installed)[0], "org.telegram.messenger");
-    assert.deepEqual(closestPackages("a.b", []), []);
-    assert.equal(closestPackages("x.y", installed, 2).length, 2);
-    // 5,000 long names: the cut at 100 characters keeps this a bounded amount of work.
-    const huge = Array.from({ length: 5000 }, (_, i) => `com.${"x".repeat(250)}.${i}`);
-    assert.equal(closestPackages(`com.${"y".repeat(250)}`, huge).length, 3);
-  },
-});
-
-Deno.test({
-  name: "inputFailure reads Android 10's BaseCommand errors (exit 0) and 12+'s exception banner",
-  permissions: "none",
-  fn() {
-    // Android 10-11 (app_process Input, BaseCommand.run): usage, a blank line, "Error: " + message.
-    const a10 = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\n" +
-      "Error: Error: Invalid arguments for command: tap\n";
-    assert.match(inputFailure(a10)!, /Invalid arguments for command: tap/);
-    assert.match(
-      inputFailure(`${a10.split("\n\n")[0]}\n\nError: Argument expected after "1"\n`)!,
-      /Argument expected/,
-    );
-    // Android 12+ (cmd input, BasicShellCommandHandler.exec), exit 255.
-    assert.match(
-      inputFailure(
-        "\nException occurred while executing 'text':\njava.lang.NullPointerException: Attempt to get length of null array\n",
-      )!,
-      /^java\.lang\.NullPointerException/,
-    );
-    assert.match(inputFailure("Unknown command: foo\n")!, /Unknown command: foo/);
-    assert.equal(inputFailure(""), null);
+    assert.equal(uiDumpCommand("/data/local/tmp/x.xml", false).replayable, true);
+    assert.equal(screencapPngCommand().replayable, true);
+    assert.equal(tapCommand(1, 2).replayable, false);
+    assert.equal(typeTextCommand("x").replayable, false);
+    assert.equal(intentCommand({ package: "com.x.y" }).replayable, false);
+    assert.equal(intentCommand({ action: "a.b" }).replayable, false);
+    assert.equal(keyeventCommand(3).replayable, false);
   },
 });
 
@@ -425,14 +237,60 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.deepEqual(uiDumpToTtyCommand(false), {
+      program: "uiautomator",
+      args: ["dump", "/dev/tty"],
       service: "exec-out",
-      shell: "uiautomator dump /dev/tty",
+      replayable: true,
+      output: "text",
     });
-    assert.equal(uiDumpToTtyCommand(true).shell, "uiautomator dump --compressed /dev/tty");
-    assert.ok(isReplayable(uiDumpToTtyCommand(false)));
-    assert.equal(outputKind(uiDumpToTtyCommand(false)), "text");
-    assert.equal(outputKind({ service: "exec-out", shell: "screencap -p" }), "image");
-    assert.equal(outputKind({ service: "exec-out", shell: "screencap" }), "image");
-    assert.equal(outputKind(uiDumpCommand("/data/local/tmp/x.xml", false)), "text");
+    assert.equal(deviceShellLine(uiDumpToTtyCommand(false)), "uiautomator dump /dev/tty");
+    assert.equal(
+      deviceShellLine(uiDumpToTtyCommand(true)),
+      "uiautomator dump --compressed /dev/tty",
+    );
+    assert.ok(uiDumpToTtyCommand(false).replayable);
+    assert.equal(uiDumpToTtyCommand(false).output, "text");
+    assert.equal(screencapPngCommand().output, "image");
+    assert.equal(screencapRawCommand().output, "image");
+    assert.equal(deviceShellLine(screencapRawCommand()), "screencap");
+    assert.equal(uiDumpCommand("/data/local/tmp/x.xml", false).output, "text");
+  },
+});
+
+Deno.test({
+  name: "a value passed to a command as a plain word is refused when the command is built",
+  permissions: "none",
+  fn() {
+    for (const word of ["a b", "x;reboot", "$(id)", "`id`", "'", "a|b", "~", "*", ""]) {
+      assert.throws(
+        () => deviceCommand("shell", "getprop", [word]),
+        RangeError,
+        JSON.stringify(word),
+      );
+      // Quoted, the same value is one inert argument.
+      assert.equal(
+        deviceShellLine(deviceCommand("shell", "getprop", [quoted(word)])),
+        `getprop ${quoteForDeviceShell(word)}`,
+      );
+    }
+    assert.throws(() => deviceCommand("shell", "rm -rf", []), RangeError);
+    assert.throws(() => tapCommand(1.5, 2), RangeError);
+    assert.throws(() => typeTextCommand("café"), RangeError, "beyond ASCII goes to ADB Keyboard");
+  },
+});
+
+Deno.test({
+  name: "replayability and the output cap are read from the command's program, not its text",
+  permissions: "none",
+  fn() {
+    for (const program of READ_ONLY_PROGRAMS) {
+      assert.equal(deviceCommand("shell", program, []).replayable, true, program);
+    }
+    assert.equal(deviceCommand("shell", "input", ["keyevent", 3]).replayable, false);
+    // A script phone-eye wrote is never replayed, whatever it starts with.
+    const script = shellScript([syntax("cat /x; input keyevent 3")]);
+    assert.equal(script.replayable, false);
+    assert.equal(deviceShellLine(script), "cat /x; input keyevent 3");
+    assert.equal(deviceCommand("exec-out", "screencap", ["-p"]).output, "text", "image is asked");
   },
 });

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { keyeventCommand, tapCommand, uiDumpCommand } from "../lib/adb/commands.ts";
+import {
+  deviceCommand,
+  keyeventCommand,
+  screencapPngCommand,
+  tapCommand,
+  uiDumpCommand,
+} from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import {
   AdbError,
@@ -297,7 +303,7 @@ Deno.test({
     ]);
     const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
     await rejectsWith(
-      device.run({ service: "exec-out", shell: "screencap -p" }, { action: "take a screenshot" }),
+      device.run(screencapPngCommand(), { action: "take a screenshot" }),
       "NO_DEVICE",
     );
     assert.equal(adb.calls.filter((c) => c.includes("connect 192")).length, 2); // disconnect + connect, once
@@ -349,7 +355,7 @@ Deno.test({
       [/^connect /, exited(0, "connected to 192.0.2.9:5555\n")],
     ]);
     const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
-    const out = await device.run({ service: "exec-out", shell: "screencap -p" }, {
+    const out = await device.run(screencapPngCommand(), {
       action: "take a screenshot",
       complete: (bytes) => new TextDecoder().decode(bytes).endsWith("IEND"),
     });
@@ -371,8 +377,8 @@ Deno.test({
     ]);
     const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
     await Promise.all([
-      device.run({ service: "exec-out", shell: "screencap -p" }, { action: "take a screenshot" }),
-      device.run({ service: "exec-out", shell: "uiautomator dump /x" }, {
+      device.run(screencapPngCommand(), { action: "take a screenshot" }),
+      device.run(deviceCommand("exec-out", "uiautomator", ["dump", "/x"]), {
         action: "read the UI tree",
       }),
     ]);

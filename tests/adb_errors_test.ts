@@ -3,7 +3,7 @@
 // exec-out), with the exit statuses each gives.
 
 import assert from "node:assert/strict";
-import { tapCommand } from "../lib/adb/commands.ts";
+import { screencapPngCommand, tapCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError, type AdbErrorCode, classifyAdbFailure } from "../lib/adb/errors.ts";
 import type { AdbOutcome } from "../lib/adb/runner.ts";
@@ -170,7 +170,7 @@ Deno.test({
       assert.equal(error.code, "RECONNECTED");
       return true;
     });
-    const shot = await device.run({ service: "exec-out", shell: "screencap -p" }, {
+    const shot = await device.run(screencapPngCommand(), {
       action: "take a screenshot",
     });
     assert.equal(shot.text, "PNG-whole-IEND");

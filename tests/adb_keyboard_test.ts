@@ -2,6 +2,7 @@
 // select → type → restore flow against a fake adb runner, including every failure path.
 
 import assert from "node:assert/strict";
+import { deviceShellLine } from "../lib/adb/commands.ts";
 import {
   ADB_KEYBOARD_ID,
   base64Utf8,
@@ -61,7 +62,10 @@ Deno.test({
       "a selected id that is not package/class is not trusted",
     );
     assert.equal(parseImeState("/system/bin/sh: ime: not found\n"), null);
-    assert.match(imeStateCommand().shell, /^ime list -a -s; echo --phone-eye--; ime list -s;/);
+    assert.match(
+      deviceShellLine(imeStateCommand()),
+      /^ime list -a -s; echo --phone-eye--; ime list -s;/,
+    );
   },
 });
 
@@ -76,21 +80,23 @@ Deno.test({
       assert.match(b64, /^[A-Za-z0-9+/]+=*$/);
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
       assert.equal(new TextDecoder().decode(bytes), text);
-      const command = typeWithKeyboardCommand(text, { enable: true, select: true }).shell;
+      const command = deviceShellLine(
+        typeWithKeyboardCommand(text, { enable: true, select: true }),
+      );
       assert.ok(command.includes(`--es msg '${b64}'`), command);
     }
-    const all = typeWithKeyboardCommand("é", { enable: true, select: true }).shell;
+    const all = deviceShellLine(typeWithKeyboardCommand("é", { enable: true, select: true }));
     assert.match(all, /^ime enable 'com\.android\.adbkeyboard\/\.AdbIME' 2>&1; s=\$\(ime set /);
-    const noEnable = typeWithKeyboardCommand("é", { enable: false, select: true }).shell;
+    const noEnable = deviceShellLine(typeWithKeyboardCommand("é", { enable: false, select: true }));
     assert.doesNotMatch(noEnable, /ime enable/);
-    const already = typeWithKeyboardCommand("é", { enable: false, select: false }).shell;
+    const already = deviceShellLine(typeWithKeyboardCommand("é", { enable: false, select: false }));
     assert.doesNotMatch(already, /ime (enable|set)/);
     assert.match(already, /dumpsys activity broadcasts com\.android\.adbkeyboard/);
     assert.equal(
-      restoreImeCommand(LATIN, true).shell,
+      deviceShellLine(restoreImeCommand(LATIN, true)),
       `ime set '${LATIN}' 2>&1; ime disable '${ADB_KEYBOARD_ID}' 2>&1`,
     );
-    assert.equal(restoreImeCommand(LATIN, false).shell, `ime set '${LATIN}' 2>&1`);
+    assert.equal(deviceShellLine(restoreImeCommand(LATIN, false)), `ime set '${LATIN}' 2>&1`);
     assert.equal(
       imeRefusal(`Unknown input method ${LATIN} cannot be selected for user #0`),
       `Unknown input method ${LATIN} cannot be selected for user #0`,
@@ -115,7 +121,7 @@ Deno.test({
     });
     assert.equal(sent.length, 3);
     assert.match(sent[1]!, /^ime enable /);
-    assert.equal(sent[2], restoreImeCommand(LATIN, true).shell);
+    assert.equal(sent[2], deviceShellLine(restoreImeCommand(LATIN, true)));
   },
 });
 
@@ -125,7 +131,7 @@ Deno.test({
   async fn() {
     const { device, sent } = phone([[/ime list/, stateAnswer([LATIN], [LATIN], LATIN)]]);
     assert.deepEqual(await typeWithAdbKeyboard(device, "é"), { absent: true });
-    assert.deepEqual(sent, [imeStateCommand().shell]);
+    assert.deepEqual(sent, [deviceShellLine(imeStateCommand())]);
   },
 });
 
@@ -142,7 +148,11 @@ Deno.test({
       () => typeWithAdbKeyboard(device, "é"),
       (e: Error) => /exit code 137/.test(e.message) && !/Also/.test(e.message),
     );
-    assert.equal(sent.at(-1), restoreImeCommand(LATIN, false).shell, "restored, not disabled");
+    assert.equal(
+      sent.at(-1),
+      deviceShellLine(restoreImeCommand(LATIN, false)),
+      "restored, not disabled",
+    );
   },
 });
 

@@ -7,7 +7,7 @@ import { type Rig, startRig } from "./helpers/rig.ts";
 import { adbClients, testThroughEach } from "./helpers/adb_clients.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import { hostileStrings } from "./fixtures/hostile_strings.ts";
-import { refuseIntentArgs, refuseUntypableText } from "../lib/adb/commands.ts";
+import { inputTextProblem, intentArgsProblem } from "../lib/adb/commands.ts";
 
 // Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
 // built it (helpers/adb_clients.ts).
@@ -131,7 +131,7 @@ testThroughEach(
     let started = 0;
     for (const hostile of hostileStrings(r.sim.marker)) {
       const typeResult = await said(r, "phone_type", { text: hostile });
-      if (refuseUntypableText(hostile) === null) {
+      if (inputTextProblem(hostile) === null) {
         typed++;
         assert.equal(typeResult.isError, false, `${JSON.stringify(hostile)}: ${typeResult.text}`);
         const pieces = r.sim.toolCalls("input").filter((c) => c[0] === "text");
@@ -145,7 +145,7 @@ testThroughEach(
         const value = field === "data" ? `https://x.test/${hostile}` : hostile;
         const args = { action: "android.intent.action.VIEW", [field]: value };
         const result = await said(r, "phone_intent", args);
-        if (refuseIntentArgs(args) === null) {
+        if (intentArgsProblem(args) === null) {
           started++;
           assert.ok(
             r.sim.toolCalls("am").at(-1)?.includes(value),

@@ -160,7 +160,7 @@ Deno.test("typing matrix with ADB Keyboard: every script arrives exactly, and th
       const sent = r.sim.commands().length;
       const typed = await r.type("你好\n世界");
       assert.equal(typed.isError, true);
-      assert.match(typed.text, /control character \(newline\).*phone_key "enter"/);
+      assert.match(typed.text, /control character \(newline, U\+000A\).*phone_key "enter"/);
       assert.equal(r.sim.commands().length, sent);
     });
   } finally {

@@ -2,7 +2,7 @@
 // range message, and phone_tap's count sends a double or triple tap as one device command.
 
 import assert from "node:assert/strict";
-import { multiTapCommand } from "../lib/adb/commands.ts";
+import { deviceShellLine, multiTapCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { MAX_KEYCODE, resolveKey } from "../lib/keys.ts";
 import { fakeAdb } from "./helpers/fake_adb.ts";
@@ -91,10 +91,10 @@ Deno.test({
       assert.deepEqual(sent, [
         "wm size",
         "input tap 10 20 && { sleep 0.05 2>/dev/null; :; } && input tap 10 20",
-        multiTapCommand(10, 20, 3).shell,
+        deviceShellLine(multiTapCommand(10, 20, 3)),
         "input tap 10 20",
       ]);
-      assert.equal(multiTapCommand(10, 20, 3).shell.split("input tap").length - 1, 3);
+      assert.equal(deviceShellLine(multiTapCommand(10, 20, 3)).split("input tap").length - 1, 3);
     } finally {
       await mcp.close();
     }

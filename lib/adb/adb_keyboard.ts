@@ -10,7 +10,15 @@
 // - `ime set` of an id the phone does not know exits 0 with
 //   "Unknown input method X cannot be selected for user #0" on stderr.
 
-import { type DeviceCommand, quoteForDeviceShell } from "./commands.ts";
+import {
+  type Arg,
+  type DeviceCommand,
+  quoted,
+  shellCommand,
+  shellScript,
+  syntax,
+} from "./commands.ts";
+import { characterName } from "../characters.ts";
 import type { Device } from "./device.ts";
 import { AdbError } from "./errors.ts";
 import { excerpt } from "../text.ts";
@@ -48,11 +56,12 @@ export interface ImeState {
  * (the ime command's help text, InputMethodManagerService's shell command).
  */
 export function imeStateCommand(): DeviceCommand {
-  return {
-    service: "shell",
-    shell:
-      `ime list -a -s; echo ${SECTION}; ime list -s; echo ${SECTION}; settings get secure default_input_method`,
-  };
+  const then = syntax("; ");
+  return shellCommand("ime", [
+    ...["list", "-a", "-s", then, "echo", SECTION, then],
+    ...["ime", "list", "-s", then, "echo", SECTION, then],
+    ...["settings", "get", "secure", "default_input_method"],
+  ]);
 }
 
 /** An input method id as Android flattens it (ComponentName short form): package/class. */
@@ -90,30 +99,49 @@ export function typeWithKeyboardCommand(
   text: string,
   options: { enable: boolean; select: boolean },
 ): DeviceCommand {
-  const id = quoteForDeviceShell(ADB_KEYBOARD_ID);
+  const id = quoted(ADB_KEYBOARD_ID);
   // base64's alphabet (A-Z a-z 0-9 + / =) has nothing the shell reads, but it is quoted anyway.
-  const message = quoteForDeviceShell(base64Utf8(text));
-  const ready =
-    `dumpsys activity broadcasts ${ADB_KEYBOARD_PACKAGE} | grep -q 'Action: "ADB_INPUT_B64"'`;
-  const wait = `i=0; until ${ready}; do i=$((i+1)); if [ $i -ge ${READY_POLLS} ]; then ` +
-    `echo '${NOT_READY}'; break; fi; sleep 0.1; done; [ $i -lt ${READY_POLLS} ] && echo '${READY}'`;
-  const type = `${wait}; am broadcast -a ADB_INPUT_B64 --es msg ${message}`;
-  const steps: string[] = [];
-  if (options.enable) steps.push(`ime enable ${id} 2>&1`);
-  if (!options.select) return { service: "shell", shell: [...steps, type].join("; ") };
-  steps.push(
-    `s=$(ime set ${id} 2>&1); echo "$s"`,
-    `case "$s" in *nknown*|*rror*|*xception*) echo '${SWITCH_REFUSED}' ;; *) ${type} ;; esac`,
-  );
-  return { service: "shell", shell: steps.join("; ") };
+  const message = quoted(base64Utf8(text));
+  const ready: Arg[] = [
+    ...["dumpsys", "activity", "broadcasts", ADB_KEYBOARD_PACKAGE, syntax(" | ")],
+    ...["grep", "-q", quoted('Action: "ADB_INPUT_B64"')],
+  ];
+  const wait: Arg[] = [
+    syntax("i=0; until "),
+    ...ready,
+    syntax(`; do i=$((i+1)); if [ $i -ge ${READY_POLLS} ]; then echo `),
+    quoted(NOT_READY),
+    syntax(`; break; fi; sleep 0.1; done; [ $i -lt ${READY_POLLS} ] && echo `),
+    quoted(READY),
+  ];
+  const type: Arg[] = [
+    ...wait,
+    syntax("; "),
+    ...["am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", message],
+  ];
+  const enable: Arg[] = options.enable ? ["ime", "enable", id, syntax(" 2>&1; ")] : [];
+  if (!options.select) return shellScript([...enable, ...type]);
+  return shellScript([
+    ...enable,
+    syntax("s=$(ime set "),
+    id,
+    syntax(' 2>&1); echo "$s"; case "$s" in *nknown*|*rror*|*xception*) echo '),
+    quoted(SWITCH_REFUSED),
+    syntax(" ;; *) "),
+    ...type,
+    syntax(" ;; esac"),
+  ]);
 }
 
 /** Puts the previous input method back, and disables ADB Keyboard again if phone-eye enabled it. */
 export function restoreImeCommand(previous: string | null, disable: boolean): DeviceCommand {
-  const steps: string[] = [];
-  if (previous !== null) steps.push(`ime set ${quoteForDeviceShell(previous)} 2>&1`);
-  if (disable) steps.push(`ime disable ${quoteForDeviceShell(ADB_KEYBOARD_ID)} 2>&1`);
-  return { service: "shell", shell: steps.join("; ") };
+  const steps: Arg[] = [];
+  if (previous !== null) steps.push("set", quoted(previous), syntax(" 2>&1"));
+  if (disable) {
+    if (steps.length > 0) steps.push(syntax("; "), "ime");
+    steps.push("disable", quoted(ADB_KEYBOARD_ID), syntax(" 2>&1"));
+  }
+  return shellCommand("ime", steps);
 }
 
 /** The line of an `ime` answer that says it refused, or null. */
@@ -136,9 +164,8 @@ export function base64Utf8(text: string): string {
 
 /** The refusal when the phone has no ADB Keyboard: what cannot be typed and how to install it. */
 export function noKeyboardMessage(char: string): string {
-  const code = char.codePointAt(0) ?? 0;
-  return `Cannot type ${JSON.stringify(char)} (U+${
-    code.toString(16).toUpperCase().padStart(4, "0")
+  return `Cannot type ${JSON.stringify(char)} (${
+    characterName(char)
   }): adb's "input text" can only type printable ASCII, and this phone has no ADB Keyboard, the input method phone-eye types other text with. Install it once: download the APK from ${ADB_KEYBOARD_RELEASES} and run "adb install ADBKeyboard.apk" (nothing to enable: phone-eye selects it for each such call and puts the current keyboard back). Meanwhile type the ASCII parts with phone_type and the rest on the on-screen keyboard (phone_tap on its keys)`;
 }
 

@@ -1,42 +1,79 @@
-// Builds every device command phone-eye sends, and the one quoting function for the phone's shell.
-// Pure: argv-in, strings-out; the guards that refuse hostile input before it is quoted live here too.
+// Builds every device command phone-eye sends as a value, renders it to the one line the phone's
+// shell runs (every free-form value quoted by quoteForDeviceShell), and checks intent and text input.
 //
 // Sources cited below are pinned: adb at tag platform-tools-29.0.6 (system/core 589da1a0, the adb
 // Debian ships), Android's shell tools at the frameworks/base and development commits linked.
 
+import { characterName, scanCharacters } from "../characters.ts";
 import type { OutputKind } from "./runner.ts";
 
 /**
- * One command for the phone. `shell` is passed to adb as a single argument: `adb shell` joins its
- * arguments with spaces and escapes nothing ("We don't escape here, just like ssh(1)",
+ * One command for the phone, as data: who needs to know whether it may be replayed, or how much of
+ * its output to read, reads a field. deviceShellLine renders it to the single argument adb gets:
+ * `adb shell` joins its arguments with spaces and escapes nothing ("We don't escape here, just like
+ * ssh(1)",
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L757-L758),
  * and `adb exec-out` sends its first argument raw (same file #L1650), so one pre-quoted string is
  * the only form that is quoted exactly once (SPEC §5).
  */
 export interface DeviceCommand {
   /**
+   * The program the command runs: "input", "am", "uiautomator". A command of several steps is
+   * named by its first program; SCRIPT for a script phone-eye wrote (a loop, a case).
+   */
+  readonly program: string;
+  /** Its arguments, and the further steps of a command of several steps. */
+  readonly args: readonly Arg[];
+  /**
    * "shell" for text commands, which the device layer ends with an exit-status marker
    * (exit_marker.ts);
    * "exec-out" for binary output (screenshots), passed through byte for byte.
    */
-  service: "shell" | "exec-out";
-  shell: string;
+  readonly service: "shell" | "exec-out";
+  /**
+   * True when the command has no effect on the phone the user could see twice, so a call cut by a
+   * dropped Wi-Fi link may be replayed after reconnecting (READ_ONLY_PROGRAMS).
+   */
+  readonly replayable: boolean;
+  /**
+   * What the command prints, which sets how much of it the runner reads (OUTPUT_CAPS): "image" for
+   * screencap, the only binary output phone-eye asks for; "text" for everything else, including
+   * the UI dump that exec-out carries from /dev/tty (uiDumpToTtyCommand).
+   */
+  readonly output: OutputKind;
 }
 
 /**
- * What a command prints, which sets how much of it the runner reads: `screencap` carries the
- * screenshots (the only binary output phone-eye asks for); everything else is text, including the
- * UI dump that exec-out carries from /dev/tty (uiDumpToTtyCommand).
+ * One argument: a word the builder wrote (a flag, a constant), an integer, a free-form value
+ * (quoted), or shell syntax the builder wrote. A word that holds anything the shell reads is
+ * refused when the command is built, so a value passed unquoted by mistake fails loudly instead of
+ * reaching the phone's shell.
  */
-export function outputKind(command: DeviceCommand): OutputKind {
-  const program = command.shell.trimStart().split(/\s/, 1)[0];
-  return command.service === "exec-out" && program === "screencap" ? "image" : "text";
+export type Arg = string | number | Quoted | Syntax;
+
+/** A free-form value: always rendered through quoteForDeviceShell. */
+export interface Quoted {
+  readonly quoted: string;
 }
 
+/** Shell syntax the builder wrote (" && ", "; ", " 2>&1"), rendered as is, its spaces included. */
+export interface Syntax {
+  readonly syntax: string;
+}
+
+export const quoted = (value: string): Quoted => ({ quoted: value });
+export const syntax = (text: string): Syntax => ({ syntax: text });
+
 /**
- * Programs whose commands have no effect on the phone the user could see twice, so a call cut by a
- * dropped Wi-Fi link may be replayed after reconnecting. Input and `am start` are deliberately
- * absent: replaying a tap whose acknowledgement was lost would tap twice.
+ * The program of a script phone-eye wrote. The phone's adbd runs every line with `sh -c`, so a
+ * script is sent as its own line, with no "sh" before it.
+ */
+export const SCRIPT = "sh";
+
+/**
+ * Programs whose commands have no effect on the phone the user could see twice. Input and
+ * `am start` are deliberately absent: replaying a tap whose acknowledgement was lost would tap
+ * twice.
  */
 export const READ_ONLY_PROGRAMS: ReadonlySet<string> = new Set([
   "screencap",
@@ -48,10 +85,58 @@ export const READ_ONLY_PROGRAMS: ReadonlySet<string> = new Set([
   "ls",
 ]);
 
-/** True when the command's program is on the read-only allowlist. */
-export function isReplayable(command: DeviceCommand): boolean {
-  const program = command.shell.trimStart().split(/\s/, 1)[0] ?? "";
-  return READ_ONLY_PROGRAMS.has(program);
+/** A word the phone's shell passes as it is: no quote, space, expansion or operator in it. */
+const PLAIN_WORD = /^[A-Za-z0-9_.,:/=+@-]+$/;
+
+/**
+ * The one constructor of device commands: checks every word and integer, and reads replayability
+ * from the program it is given (READ_ONLY_PROGRAMS).
+ */
+export function deviceCommand(
+  service: "shell" | "exec-out",
+  program: string,
+  args: readonly Arg[],
+  output: OutputKind = "text",
+): DeviceCommand {
+  if (program !== SCRIPT) plainWord(program);
+  for (const arg of args) {
+    if (typeof arg === "number") int(arg);
+    else if (typeof arg === "string") plainWord(arg);
+  }
+  return { program, args, service, replayable: READ_ONLY_PROGRAMS.has(program), output };
+}
+
+/** A text command run through `adb shell`. */
+export const shellCommand = (program: string, args: readonly Arg[]): DeviceCommand =>
+  deviceCommand("shell", program, args);
+
+/** A script phone-eye wrote (SCRIPT), run through `adb shell`; never replayed. */
+export const shellScript = (args: readonly Arg[]): DeviceCommand =>
+  deviceCommand("shell", SCRIPT, args);
+
+/**
+ * The line the phone's shell runs: the one place a device command becomes a string. Words and
+ * integers are separated by a space; syntax is written as it is; every free-form value is quoted.
+ */
+export function deviceShellLine(command: DeviceCommand): string {
+  // A script starts as if after syntax: no program word, no space before its first argument.
+  let line = command.program === SCRIPT ? "" : command.program;
+  let afterSyntax = command.program === SCRIPT;
+  for (const arg of command.args) {
+    if (typeof arg === "object" && "syntax" in arg) {
+      line += arg.syntax;
+      afterSyntax = true;
+      continue;
+    }
+    const text = typeof arg === "number"
+      ? int(arg)
+      : typeof arg === "string"
+      ? arg
+      : quoteForDeviceShell(arg.quoted);
+    line += afterSyntax ? text : ` ${text}`;
+    afterSyntax = false;
+  }
+  return line;
 }
 
 /** Wraps a value in single quotes for the phone's `sh -c`; a quote inside becomes '\''. */
@@ -59,11 +144,20 @@ export function quoteForDeviceShell(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-const shell = (text: string): DeviceCommand => ({ service: "shell", shell: text });
-const execOut = (text: string): DeviceCommand => ({ service: "exec-out", shell: text });
+function int(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer: ${n}`);
+  return String(n);
+}
+
+function plainWord(word: string): string {
+  if (!PLAIN_WORD.test(word)) {
+    throw new RangeError(`not a plain word for the phone's shell: ${JSON.stringify(word)}`);
+  }
+  return word;
+}
 
 export const tapCommand = (x: number, y: number): DeviceCommand =>
-  shell(`input tap ${int(x)} ${int(y)}`);
+  shellCommand("input", ["tap", x, y]);
 
 /** The pause between the taps of a double (or triple) tap, in the phone's shell. */
 export const MULTI_TAP_PAUSE_MS = 50;
@@ -79,11 +173,13 @@ export const MULTI_TAP_PAUSE_MS = 50;
  * refuses them fails quietly, and that phone's slower `input` start-up is the pause.
  */
 export function multiTapCommand(x: number, y: number, count: number): DeviceCommand {
-  const tap = `input tap ${int(x)} ${int(y)}`;
-  const pause = `{ sleep ${(MULTI_TAP_PAUSE_MS / 1000).toFixed(2)} 2>/dev/null; :; }`;
-  return shell(
-    Array.from({ length: Math.max(1, Math.trunc(count)) }, () => tap).join(` && ${pause} && `),
+  const pause = syntax(
+    ` && { sleep ${(MULTI_TAP_PAUSE_MS / 1000).toFixed(2)} 2>/dev/null; :; } && `,
   );
+  const taps = Math.max(1, Math.trunc(count));
+  const args: Arg[] = ["tap", x, y];
+  for (let i = 1; i < taps; i++) args.push(pause, "input", "tap", x, y);
+  return shellCommand("input", args);
 }
 
 /**
@@ -93,7 +189,7 @@ export function multiTapCommand(x: number, y: number, count: number): DeviceComm
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java.
  */
 export const longPressCommand = (x: number, y: number, holdMs: number): DeviceCommand =>
-  shell(`input swipe ${int(x)} ${int(y)} ${int(x)} ${int(y)} ${int(holdMs)}`);
+  shellCommand("input", ["swipe", x, y, x, y, holdMs]);
 
 export const swipeCommand = (
   x1: number,
@@ -101,22 +197,23 @@ export const swipeCommand = (
   x2: number,
   y2: number,
   durationMs: number,
-): DeviceCommand =>
-  shell(`input swipe ${int(x1)} ${int(y1)} ${int(x2)} ${int(y2)} ${int(durationMs)}`);
+): DeviceCommand => shellCommand("input", ["swipe", x1, y1, x2, y2, durationMs]);
 
 export const keyeventCommand = (code: number): DeviceCommand =>
-  shell(`input keyevent ${int(code)}`);
+  shellCommand("input", ["keyevent", code]);
 
-export const wmSizeCommand = (): DeviceCommand => shell("wm size");
+export const wmSizeCommand = (): DeviceCommand => shellCommand("wm", ["size"]);
 export const getpropCommand = (name: string): DeviceCommand =>
-  shell(`getprop ${quoteForDeviceShell(name)}`);
+  shellCommand("getprop", [quoted(name)]);
 
-export const screencapPngCommand = (): DeviceCommand => execOut("screencap -p");
+export const screencapPngCommand = (): DeviceCommand =>
+  deviceCommand("exec-out", "screencap", ["-p"], "image");
 /**
  * Raw RGBA frame, encoded on the host: the way round builds whose `screencap -p` returns empty PNGs
  * (a vendor quirk, SPEC.md "Known device quirks"; no AOSP source shows it).
  */
-export const screencapRawCommand = (): DeviceCommand => execOut("screencap");
+export const screencapRawCommand = (): DeviceCommand =>
+  deviceCommand("exec-out", "screencap", [], "image");
 
 /**
  * The UI tree in one device command and no file: uiautomator writes the XML to /dev/tty, which is
@@ -132,7 +229,11 @@ export const screencapRawCommand = (): DeviceCommand => execOut("screencap");
  * and still prints the "dumped to" line: no XML in the output is the sign to use uiDumpCommand.
  */
 export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
-  return execOut(`uiautomator dump${compressed ? " --compressed" : ""} /dev/tty`);
+  return deviceCommand("exec-out", "uiautomator", [
+    "dump",
+    ...(compressed ? ["--compressed"] : []),
+    "/dev/tty",
+  ]);
 }
 
 /**
@@ -145,101 +246,76 @@ export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
  * uiautomator's own output is kept (not sent to /dev/null) so its "ERROR:" lines can be read.
  */
 export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand {
-  const p = quoteForDeviceShell(path);
-  return shell(
-    `uiautomator dump${compressed ? " --compressed" : ""} ${p} && cat ${p}; rm -f ${p}`,
-  );
-}
-
-function int(n: number): string {
-  if (!Number.isSafeInteger(n)) throw new RangeError(`not an integer: ${n}`);
-  return String(n);
+  const p = quoted(path);
+  return shellCommand("uiautomator", [
+    "dump",
+    ...(compressed ? ["--compressed"] : []),
+    p,
+    syntax(" && "),
+    "cat",
+    p,
+    syntax("; "),
+    "rm",
+    "-f",
+    p,
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // phone_type
 
 /**
- * Checks text for `input text`, which sends key events from the device's ASCII key map
+ * What no typing path can type: empty text and control characters (a newline is the Enter key, a
+ * tab the Tab key). Returns the message saying what to do instead, or null when there is neither.
+ */
+export function typedTextProblem(text: string): string | null {
+  if (text.length === 0) return "Nothing to type: text is empty";
+  const { control } = scanCharacters(text);
+  if (control === undefined) return null;
+  const instead = control === "\n" || control === "\r"
+    ? ' send phone_key "enter" between lines'
+    : control === "\t"
+    ? ' send phone_key "tab"'
+    : " remove it";
+  return `Cannot type: the text contains a control character (${
+    characterName(control)
+  }), which phone_type refuses; type the parts separately and${instead}`;
+}
+
+/**
+ * What `input text` cannot type, which sends key events from the device's ASCII key map
  * (KeyCharacterMap.VIRTUAL_KEYBOARD.getEvents in InputShellCommand.sendText,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java):
- * it cannot type control characters (a newline is the Enter key), nor anything outside printable
- * ASCII, for which getEvents returns null and nothing at all is typed (ANDROID.md, `input text`).
- * Returns a message saying what to do instead, or null when the text can be typed.
+ * what typedTextProblem refuses, and anything outside printable ASCII, for which getEvents returns
+ * null and nothing at all is typed (ANDROID.md, `input text`). Returns a message saying what to do
+ * instead, or null when `input text` can type all of it.
  */
-export function refuseUntypableText(text: string): string | null {
-  const control = refuseControlCharacters(text);
-  if (control !== null) return control;
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    if (code > 0x7e) {
-      return `Cannot type ${JSON.stringify(char)} (U+${
-        code.toString(16).toUpperCase().padStart(4, "0")
-      }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
-    }
-  }
-  return null;
+export function inputTextProblem(text: string): string | null {
+  const typed = typedTextProblem(text);
+  if (typed !== null) return typed;
+  const char = scanCharacters(text).beyondAscii;
+  if (char === undefined) return null;
+  return `Cannot type ${JSON.stringify(char)} (${
+    characterName(char)
+  }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
 }
-
-/**
- * Refuses what no typing path can type: empty text and control characters (a newline is the Enter
- * key, a tab the Tab key). Returns the message saying what to do instead, or null.
- */
-export function refuseControlCharacters(text: string): string | null {
-  if (text.length === 0) return "Nothing to type: text is empty";
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    if (code < 0x20 || code === 0x7f) {
-      const name = CONTROL_NAMES[code] ?? `U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
-      const instead = code === 0x0a || code === 0x0d
-        ? ' send phone_key "enter" between lines'
-        : code === 0x09
-        ? ' send phone_key "tab"'
-        : " remove it";
-      return `Cannot type: the text contains a control character (${name}), which phone_type refuses; type the parts separately and${instead}`;
-    }
-  }
-  return null;
-}
-
-/**
- * The first control character (U+0000–U+001F, U+007F) in a value, named for a message, or null.
- * No free-form argument needs one, and a NUL cannot even be passed to a process (spawn refuses it).
- */
-export function controlCharacter(value: string): string | null {
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code >= 0x20 && code !== 0x7f) continue;
-    const hex = `U+${code.toString(16).padStart(4, "0").toUpperCase()}`;
-    const name = CONTROL_NAMES[code];
-    return name === undefined ? hex : `${name}, ${hex}`;
-  }
-  return null;
-}
-
-/** The first character `input text` cannot type (beyond printable ASCII), or undefined. */
-export function firstNonAscii(text: string): string | undefined {
-  for (const char of text) if ((char.codePointAt(0) ?? 0) > 0x7e) return char;
-  return undefined;
-}
-
-const CONTROL_NAMES: Record<number, string> = {
-  0x00: "NUL",
-  0x09: "tab",
-  0x0a: "newline",
-  0x0d: "carriage return",
-  0x1b: "escape",
-  0x7f: "DEL",
-};
 
 /**
  * The `input text` commands that type `text` exactly. Android's input tool turns every "%s" into
  * a space (the escapeFlag loop of InputShellCommand.sendText, linked above), so text is split
  * between '%' and 's' and typed in pieces that never contain "%s".
+ * Text `input text` cannot type (inputTextProblem) is refused with a RangeError: phone_type sends
+ * it through ADB Keyboard instead.
  */
 export function typeTextCommand(text: string): DeviceCommand {
-  const pieces = text.split(/(?<=%)(?=s)/);
-  return shell(pieces.map((piece) => `input text ${quoteForDeviceShell(piece)}`).join(" && "));
+  const problem = inputTextProblem(text);
+  if (problem !== null) throw new RangeError(problem);
+  const args: Arg[] = [];
+  for (const piece of text.split(/(?<=%)(?=s)/)) {
+    if (args.length > 0) args.push(syntax(" && "), "input");
+    args.push("text", quoted(piece));
+  }
+  return shellCommand("input", args);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,28 +334,32 @@ const SHELL_META = /[\s;&|`$<>\\'"(){}\[\]*?!~#^]/u;
 const URI_SHELL_META = /[\s;|`$<>\\'"(){}\[\]*^]/u;
 
 const JAVA_NAME = String.raw`[A-Za-z_][A-Za-z0-9_]*`;
-const ACTION_RE = new RegExp(`^${JAVA_NAME}(\\.${JAVA_NAME})*$`);
-const PACKAGE_RE = new RegExp(`^${JAVA_NAME}(\\.${JAVA_NAME})+$`);
-const COMPONENT_RE = new RegExp(
+const ACTION_NAME = new RegExp(`^${JAVA_NAME}(\\.${JAVA_NAME})*$`);
+/** A package name: two or more dotted Java names. */
+export const PACKAGE_NAME = new RegExp(`^${JAVA_NAME}(\\.${JAVA_NAME})+$`);
+/** A component: package/activity, the activity absolute or relative (".Main"). */
+export const COMPONENT_NAME = new RegExp(
   `^${JAVA_NAME}(\\.${JAVA_NAME})+/\\.?${JAVA_NAME}(\\.${JAVA_NAME})*$`,
 );
-const URI_RE = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 /**
- * Refuses intent arguments at the door: control characters first (a NUL would reach the spawn of
+ * Checks intent arguments at the door: control characters first (a NUL would reach the spawn of
  * adb, which refuses it), then shell metacharacters (a typo'd action with ';' should fail loudly,
- * not launch a strange intent), then each argument's own shape. Returns the reason, or null when
- * the arguments may be quoted and sent.
+ * not launch a strange intent), then each argument's own shape. Returns the reason to refuse them,
+ * or null when they may be quoted and sent.
  */
-export function refuseIntentArgs(args: IntentArgs): string | null {
+export function intentArgsProblem(args: IntentArgs): string | null {
   const given = Object.entries(args).filter(([, v]) => v !== undefined) as [string, string][];
   if (given.length === 0) {
     return "Nothing to start: give at least one of action, data, component or package";
   }
   for (const [name, value] of given) {
-    const control = controlCharacter(value);
-    if (control !== null) {
-      return `Refused ${name}: it contains a control character (${control}), which phone_intent does not pass; remove it`;
+    const control = scanCharacters(value).control;
+    if (control !== undefined) {
+      return `Refused ${name}: it contains a control character (${
+        characterName(control)
+      }), which phone_intent does not pass; remove it`;
     }
     const meta = (name === "data" ? URI_SHELL_META : SHELL_META).exec(value);
     if (meta) {
@@ -290,14 +370,14 @@ export function refuseIntentArgs(args: IntentArgs): string | null {
     }
   }
   const checks: Array<[keyof IntentArgs, RegExp, string]> = [
-    ["action", ACTION_RE, "an intent action such as android.intent.action.VIEW"],
-    ["package", PACKAGE_RE, "a package name such as com.android.settings"],
+    ["action", ACTION_NAME, "an intent action such as android.intent.action.VIEW"],
+    ["package", PACKAGE_NAME, "a package name such as com.android.settings"],
     [
       "component",
-      COMPONENT_RE,
+      COMPONENT_NAME,
       "a component such as com.android.settings/.Settings (package/activity)",
     ],
-    ["data", URI_RE, "a URI with a scheme, such as https://example.com/path or tel:123"],
+    ["data", URI, "a URI with a scheme, such as https://example.com/path or tel:123"],
   ];
   for (const [name, re, shape] of checks) {
     const value = args[name];
@@ -312,7 +392,7 @@ export function refuseIntentArgs(args: IntentArgs): string | null {
 export const VIEW_ACTION = "android.intent.action.VIEW";
 
 /**
- * `am start` for an intent, each argument both whitelisted (refuseIntentArgs) and quoted. A package
+ * `am start` for an intent, each argument both whitelisted (intentArgsProblem) and quoted. A package
  * with nothing else launches the app's launcher activity, as a tap on its icon would: monkey picks
  * the package's MAIN/LAUNCHER activity (Monkey.getMainApps,
  * https://github.com/aosp-mirror/platform_development/blob/0ee6ec4a7371daf1e36b876c33b1f5cfc64bba4d/cmds/monkey/src/com/android/commands/monkey/Monkey.java).
@@ -323,85 +403,16 @@ export function intentCommand(args: IntentArgs): DeviceCommand {
   const { data, component, package: pkg } = args;
   const action = args.action ?? (data !== undefined ? VIEW_ACTION : undefined);
   if (pkg !== undefined && action === undefined && data === undefined && component === undefined) {
-    return shell(
-      `monkey -p ${quoteForDeviceShell(pkg)} -c android.intent.category.LAUNCHER 1`,
-    );
+    return shellCommand("monkey", ["-p", quoted(pkg), "-c", "android.intent.category.LAUNCHER", 1]);
   }
-  const parts = ["am start"];
-  if (action !== undefined) parts.push(`-a ${quoteForDeviceShell(action)}`);
-  if (data !== undefined) parts.push(`-d ${quoteForDeviceShell(data)}`);
-  if (component !== undefined) parts.push(`-n ${quoteForDeviceShell(component)}`);
+  const parts: Arg[] = ["start"];
+  if (action !== undefined) parts.push("-a", quoted(action));
+  if (data !== undefined) parts.push("-d", quoted(data));
+  if (component !== undefined) parts.push("-n", quoted(component));
   // A trailing bare name is am's way to restrict an intent to one package (Intent.parseCommandArgs,
   // https://github.com/aosp-mirror/platform_frameworks_base/blob/426c31323cb86f86149e99a23262004dfd58891f/core/java/android/content/Intent.java).
-  if (pkg !== undefined) parts.push(quoteForDeviceShell(pkg));
-  return shell(parts.join(" "));
-}
-
-// ---------------------------------------------------------------------------------------------
-// output parsers
-
-/**
- * Screen size from `wm size`; an override (e.g. `wm size 720x1600`) is what input uses. The two
- * lines come from WindowManagerShellCommand.printInitialDisplaySize,
- * https://github.com/aosp-mirror/platform_frameworks_base/blob/6319db423231ac7fbd22dd667557212ad359d198/services/core/java/com/android/server/wm/WindowManagerShellCommand.java.
- */
-export function parseWmSize(output: string): { width: number; height: number } | null {
-  const override = /Override size:\s*(\d+)x(\d+)/.exec(output);
-  const physical = /Physical size:\s*(\d+)x(\d+)/.exec(output);
-  const match = override ?? physical;
-  if (!match) return null;
-  const width = Number(match[1]);
-  const height = Number(match[2]);
-  return width > 0 && height > 0 ? { width, height } : null;
-}
-
-/** What `am start` or `monkey` did, read from its output and exit status. */
-export type IntentOutcome =
-  /** Started; `line` is am's "Starting: …" or "Warning: …" line, when there is one. */
-  | { kind: "started"; line: string | undefined }
-  /** monkey found no MAIN/LAUNCHER activity: the package is missing or has none. */
-  | { kind: "no-launcher-activity" }
-  /** am's "Error type 3" / "Error: Activity class {pkg/cls} does not exist." */
-  | { kind: "no-such-activity"; component: string }
-  /** am's "Error: Activity not started, unable to resolve Intent { … }". */
-  | { kind: "unresolved"; intent: string }
-  /** Any other failure: the line that tells, or the exit status and an excerpt. */
-  | { kind: "failed"; detail: string };
-
-/**
- * Reads the outcome of `am start` / `monkey` from its text and status. The text decides, because
- * the status does not: am prints its errors ("Error: Activity not started, unable to resolve
- * Intent { … }", "Error type 3" then "Error: Activity class {…} does not exist.") and returns 0
- * after them (ActivityManagerShellCommand.runStartActivity,
- * https://github.com/aosp-mirror/platform_frameworks_base/blob/c014fb5ca964ed67963ccd05b4ade7dddca65a83/services/core/java/com/android/server/am/ActivityManagerShellCommand.java),
- * except in Android 15, which returns 1 (ANDROID.md); the legacy shell has no status at all.
- * monkey prints "** No activities found to run, monkey aborted." on stdout and exits 252
- * (Monkey.getMainApps, linked above), among its own "args:" and "bash arg:" lines, which are noise.
- * A non-zero status with no line that explains it is a failure too (an exception banner, exit 255).
- */
-export function readIntentOutcome(output: string, status: number): IntentOutcome {
-  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
-  if (lines.some((l) => /^\*\* No activities found to run/.test(l))) {
-    return { kind: "no-launcher-activity" };
-  }
-  for (const line of lines) {
-    const missing = /^Error: Activity class (\{[^}]*\}) does not exist/.exec(line);
-    if (missing) return { kind: "no-such-activity", component: missing[1]!.slice(1, -1) };
-    const unresolved = /^Error: Activity not started, unable to resolve (Intent \{.*\})/.exec(line);
-    if (unresolved) return { kind: "unresolved", intent: unresolved[1]! };
-  }
-  // An exception's own line ("java.lang.SecurityException: Permission Denial: …") says more
-  // than ShellCommand's banner before it ("Exception occurred while executing 'start':").
-  const failure = lines.find((l) => /^(java\.|android\.)\S*(Exception|Error)\b/.test(l)) ??
-    lines.find((l) => /^(Error( type \d+)?:|Exception|\*\* )/.test(l) || /monkey aborted/i.test(l));
-  if (failure !== undefined) return { kind: "failed", detail: failure };
-  if (status !== 0) {
-    return {
-      kind: "failed",
-      detail: `exit status ${status}${lines.length > 0 ? `: ${lines.slice(-3).join(" / ")}` : ""}`,
-    };
-  }
-  return { kind: "started", line: lines.find((l) => /^(Starting|Warning):/.test(l)) };
+  if (pkg !== undefined) parts.push(quoted(pkg));
+  return shellCommand("am", parts);
 }
 
 /**
@@ -409,21 +420,7 @@ export function readIntentOutcome(output: string, status: number): IntentOutcome
  * PackageManagerShellCommand.runListPackages,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/6257ba4c5d5a3f64bb8f8a3d2fe3d39780adf158/services/core/java/com/android/server/pm/PackageManagerShellCommand.java.
  */
-export const listPackagesCommand = (): DeviceCommand => shell("pm list packages");
-
-/** At most this many packages are read (a phone has a few hundred): bounds the closeness search. */
-const MAX_PACKAGES = 5_000;
-
-/** Package names from `pm list packages`, in the phone's order; anything else is skipped. */
-export function parsePackageList(output: string): string[] {
-  const names: string[] = [];
-  for (const line of output.split(/\r?\n/)) {
-    const name = /^package:(\S{1,255})$/.exec(line.trim())?.[1];
-    if (name !== undefined && PACKAGE_RE.test(name)) names.push(name);
-    if (names.length >= MAX_PACKAGES) break;
-  }
-  return names;
-}
+export const listPackagesCommand = (): DeviceCommand => shellCommand("pm", ["list", "packages"]);
 
 /**
  * The package's launcher activity: `cmd package resolve-activity --brief` with the MAIN/LAUNCHER
@@ -432,79 +429,13 @@ export function parsePackageList(output: string): string[] {
  * same file as above).
  */
 export const resolveActivityCommand = (pkg: string): DeviceCommand =>
-  shell(
-    `cmd package resolve-activity --brief -a android.intent.action.MAIN -c android.intent.category.LAUNCHER ${
-      quoteForDeviceShell(pkg)
-    }`,
-  );
-
-/**
- * The component resolve-activity printed for `pkg`, or null when it found none. A component of
- * another package (the system's chooser, when several activities match) does not count.
- */
-export function parseResolvedActivity(output: string, pkg: string): string | null {
-  const last = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "").at(-1);
-  return last !== undefined && COMPONENT_RE.test(last) && last.startsWith(`${pkg}/`) ? last : null;
-}
-
-/**
- * The `count` installed packages closest to `wanted`, best first: those that share a dotted part
- * with it or contain one another come before the rest, then by edit distance. Names are cut to
- * 100 characters for the distance, so the work stays bounded (MAX_PACKAGES × 100²).
- */
-export function closestPackages(
-  wanted: string,
-  installed: readonly string[],
-  count = 3,
-): string[] {
-  const want = wanted.toLowerCase().slice(0, 100);
-  const parts = new Set(want.split(".").filter((p) => p.length >= 3 && !GENERIC_PARTS.has(p)));
-  const scored = installed.map((name) => {
-    const lower = name.toLowerCase().slice(0, 100);
-    const shared = lower.includes(want) || want.includes(lower) ||
-      lower.split(".").some((p) => parts.has(p));
-    return { name, shared, distance: editDistance(want, lower) };
-  });
-  scored.sort((a, b) =>
-    Number(b.shared) - Number(a.shared) || a.distance - b.distance || a.name.localeCompare(b.name)
-  );
-  return scored.slice(0, count).map((s) => s.name);
-}
-
-/** Dotted parts almost every package shares, which say nothing about closeness. */
-const GENERIC_PARTS = new Set(["com", "org", "net", "android", "google", "app", "apps"]);
-
-/** Levenshtein distance, two rows. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(
-        prev[j]! + 1,
-        row[j - 1]! + 1,
-        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
-}
-
-/**
- * The failure text of an `input` command, which prints nothing when it works: the line that says
- * most. The app_process `input` of Android 10-11 (BaseCommand) prints its usage, a blank line and
- * "Error: " + the message, and still exits 0
- * (https://github.com/aosp-mirror/platform_frameworks_base/blob/76e804db5aa27c39b7a05478a8eebceb7bc2ef13/cmds/input/src/com/android/commands/input/Input.java,
- * https://github.com/aosp-mirror/platform_frameworks_base/blob/4e6aa13480a58be54800a9fd52ebf7d8d2b57335/core/java/com/android/internal/os/BaseCommand.java);
- * the `cmd input` of Android 12+ throws, which ShellCommand prints as "Exception occurred while
- * executing …" and the exception's own line, exit 255; it answers an unknown sub-command with
- * "Unknown command: X" on stdout and exit 0 (ANDROID.md, `input`).
- */
-export function inputFailure(output: string): string | null {
-  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");
-  return lines.find((l) => /^(java\.|android\.)\S*(Exception|Error)\b/.test(l)) ??
-    lines.find((l) => /^Error:/.test(l)) ??
-    lines.find((l) => /(Exception|Usage: input|Unknown command|not found)/.test(l)) ??
-    null;
-}
+  shellCommand("cmd", [
+    "package",
+    "resolve-activity",
+    "--brief",
+    "-a",
+    "android.intent.action.MAIN",
+    "-c",
+    "android.intent.category.LAUNCHER",
+    quoted(pkg),
+  ]);

@@ -1,13 +1,8 @@
 // The phone as phone-eye sees it: every device call goes through run(), which classifies failures,
 // revives a dropped Wi-Fi link once, and replays only read-only commands. State lives per server.
 
-import {
-  type DeviceCommand,
-  isReplayable,
-  outputKind,
-  parseWmSize,
-  wmSizeCommand,
-} from "./commands.ts";
+import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.ts";
+import { parseWmSize } from "./output.ts";
 import { excerpt } from "../text.ts";
 import type { Size } from "../ui_tree.ts";
 import {
@@ -115,13 +110,13 @@ export function createDevice(options: DeviceOptions): Device {
   ): Promise<AdbResult & { status?: number }> {
     const outcome = await run([...target, command.service, withExitMarker(command)], {
       timeoutMs,
-      output: outputKind(command),
+      output: command.output,
     });
     const ctx: AdbCallContext = {
       action: opts.action,
       serial,
-      command: `${command.service} ${command.shell}`,
-      acts: !isReplayable(command),
+      command: `${command.service} ${deviceShellLine(command)}`,
+      acts: !command.replayable,
     };
     const ran = classifyAdbFailure(outcome, ctx, os);
     if (!ran.ok) return ran;
@@ -244,7 +239,7 @@ export function createDevice(options: DeviceOptions): Device {
     if (first.ok) return output(first);
     const error = first.error;
     if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && isNetworkSerial(serial)) {
-      const acts = !isReplayable(command);
+      const acts = !command.replayable;
       // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
       const uncertain = acts && error.code === "TRANSPORT";
       const answer = await revive(serial, startedAt);

@@ -1,7 +1,7 @@
 // The exit-status marker protocol for text commands: wraps a command so the phone prints its
 // status last, and reads that status back (or finds the reply cut short). Pure: strings and bytes.
 
-import type { DeviceCommand } from "./commands.ts";
+import { type DeviceCommand, deviceShellLine } from "./commands.ts";
 
 /**
  * Printed after every text command with its exit status. `adb shell` cannot be trusted with that
@@ -16,7 +16,8 @@ export const EXIT_MARKER = "__phone_eye_exit=";
 
 /** The command as sent: text commands get the exit marker appended; exec-out passes through. */
 export function withExitMarker(command: DeviceCommand): string {
-  return command.service === "shell" ? `${command.shell}; echo "${EXIT_MARKER}$?"` : command.shell;
+  const line = deviceShellLine(command);
+  return command.service === "shell" ? `${line}; echo "${EXIT_MARKER}$?"` : line;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Runs the phone's `input` tool for the verbs that drive the screen (tap, swipe, type, key) and
 // reads its failure: one place for "run this input command and say what went wrong".
 
-import { type DeviceCommand, inputFailure } from "./commands.ts";
+import type { DeviceCommand } from "./commands.ts";
+import { inputFailure } from "./output.ts";
 import type { Device } from "./device.ts";
 import { AdbError } from "./errors.ts";
 

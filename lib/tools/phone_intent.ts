@@ -3,16 +3,14 @@
 
 import { z } from "zod";
 import {
-  closestPackages,
   type IntentArgs,
+  intentArgsProblem,
   intentCommand,
   listPackagesCommand,
-  parsePackageList,
-  parseResolvedActivity,
-  readIntentOutcome,
-  refuseIntentArgs,
   resolveActivityCommand,
 } from "../adb/commands.ts";
+import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../adb/output.ts";
+import { closestPackages } from "../near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
@@ -34,7 +32,7 @@ export const phoneIntent = defineTool({
   }),
   annotations: ACTS_ON_PHONE,
   async handler({ device }, args) {
-    const refusal = refuseIntentArgs(args);
+    const refusal = intentArgsProblem(args);
     if (refusal) throw new ToolInputError(`Cannot ${ACTION}: ${refusal}`);
     const out = await device.run(intentCommand(args), { action: ACTION, ownStatus: true });
     const outcome = readIntentOutcome(out.text, out.status);

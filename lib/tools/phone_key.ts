@@ -2,7 +2,8 @@
 // Unknown names are refused with the list of names, so a typo never becomes a keycode.
 
 import { z } from "zod";
-import { controlCharacter, keyeventCommand } from "../adb/commands.ts";
+import { keyeventCommand } from "../adb/commands.ts";
+import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
 import { MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
@@ -22,10 +23,12 @@ export const phoneKey = defineTool({
   }),
   annotations: ACTS_ON_PHONE,
   async handler({ device }, { key }) {
-    const control = typeof key === "string" ? controlCharacter(key) : null;
-    if (control !== null) {
+    const control = typeof key === "string" ? scanCharacters(key).control : undefined;
+    if (control !== undefined) {
       throw new ToolInputError(
-        `Cannot press a key: the key contains a control character (${control}); give one key name such as "enter", or a numeric keycode`,
+        `Cannot press a key: the key contains a control character (${
+          characterName(control)
+        }); give one key name such as "enter", or a numeric keycode`,
       );
     }
     const resolved = resolveKey(key);

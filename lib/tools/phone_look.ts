@@ -2,7 +2,7 @@
 // The definition is static and cheap; the work (lib/look.ts) loads on the first look.
 
 import { z } from "zod";
-import { controlCharacter } from "../adb/commands.ts";
+import { characterName, scanCharacters } from "../characters.ts";
 import { defineTool, LOOKS_ONLY, ToolInputError } from "./tool.ts";
 
 /**
@@ -14,10 +14,12 @@ import { defineTool, LOOKS_ONLY, ToolInputError } from "./tool.ts";
 export function visionQuestion(question: string | undefined): string | undefined {
   if (question === undefined) return undefined;
   const flat = question.replace(/[\t\n\r]+/g, " ");
-  const control = controlCharacter(flat);
-  if (control !== null) {
+  const control = scanCharacters(flat).control;
+  if (control !== undefined) {
     throw new ToolInputError(
-      `Cannot look: the question contains a control character (${control}); remove it (line breaks and tabs are fine: they are read as spaces)`,
+      `Cannot look: the question contains a control character (${
+        characterName(control)
+      }); remove it (line breaks and tabs are fine: they are read as spaces)`,
     );
   }
   return flat;

@@ -2,7 +2,8 @@
 // phone's shell; any other text through ADB Keyboard when the phone has it (adb/adb_keyboard.ts).
 
 import { z } from "zod";
-import { firstNonAscii, refuseControlCharacters, typeTextCommand } from "../adb/commands.ts";
+import { typedTextProblem, typeTextCommand } from "../adb/commands.ts";
+import { scanCharacters } from "../characters.ts";
 import { noKeyboardMessage, typeWithAdbKeyboard } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
@@ -19,9 +20,9 @@ export const phoneType = defineTool({
   }),
   annotations: ACTS_ON_PHONE,
   async handler({ device }, { text }) {
-    const refusal = refuseControlCharacters(text);
+    const refusal = typedTextProblem(text);
     if (refusal) throw new ToolInputError(refusal);
-    const other = firstNonAscii(text);
+    const other = scanCharacters(text).beyondAscii;
     if (other === undefined) {
       await runInput(device, typeTextCommand(text), "type text");
       return textResult(`Typed ${text.length} character${text.length === 1 ? "" : "s"}.`);

@@ -3,11 +3,12 @@
 
 import assert from "node:assert/strict";
 import { AdbError } from "../../lib/adb/errors.ts";
+import { shellScript } from "../../lib/adb/commands.ts";
 import { EXIT_MARKER, withExitMarker } from "../../lib/adb/exit_marker.ts";
 import type { AdbOutcome, AdbRunLimits, RunAdb } from "../../lib/adb/runner.ts";
 
 const enc = new TextEncoder();
-const MARKER_SUFFIX = withExitMarker({ service: "shell", shell: "" });
+const MARKER_SUFFIX = withExitMarker(shellScript([]));
 
 /** An answer: adb's outcome, plus the device command's exit status or a reply cut short. */
 export type FakeAnswer = AdbOutcome & { status?: number; cutShort?: boolean };
