@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
-import { ADB_ENV_TABLE } from "../lib/env_vars.ts";
+import { ADB_ENV_VARS } from "../lib/env_vars.ts";
 import { TOOLS } from "../lib/tools/index.ts";
 import {
   buildManifest,
@@ -83,7 +83,7 @@ Deno.test({
       vars.map((v) => v.name),
       // adb's variables are granted only to be passed on to adb: no setting of phone-eye's.
       GRANTED.filter((name) =>
-        name !== "PHONE_EYE_SHOTS" && !ADB_ENV_TABLE.some((row) => row.name === name)
+        name !== "PHONE_EYE_SHOTS" && !ADB_ENV_VARS.some((adb) => adb === name)
       ),
     );
     assert.deepEqual(vars.filter((v) => v.secret).map((v) => v.name), [
