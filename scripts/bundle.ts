@@ -311,13 +311,13 @@ function firstSentence(text: string): string {
 }
 
 /** The .mcpb for `target`: manifest.json plus the binary, whose run bit the zip records. */
-export async function buildBundle(
+export function buildBundle(
   binary: Uint8Array,
   target: string,
   release: Release,
-): Promise<{ fileName: string; manifest: Manifest; bytes: Uint8Array }> {
+): { fileName: string; manifest: Manifest; bytes: Uint8Array } {
   const manifest = buildManifest(target, release);
-  const bytes = await writeZip([
+  const bytes = writeZip([
     {
       name: "manifest.json",
       data: new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`),
@@ -467,7 +467,7 @@ async function main(argv: string[]): Promise<number> {
       if (values.binary === undefined || values.target === undefined || files.length > 0) {
         return usage("mcpb takes --binary and --target, and no file arguments");
       }
-      const bundle = await buildBundle(await readBinary(values.binary), values.target, release);
+      const bundle = buildBundle(await readBinary(values.binary), values.target, release);
       await write(values.output ?? `dist/${bundle.fileName}`, bundle.bytes);
       return 0;
     }
