@@ -12,7 +12,6 @@ import {
   loadConfig,
   parseCommandLine,
   TERMINAL_HINT,
-  USAGE,
   VERSION,
 } from "./lib/config.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
@@ -121,9 +120,10 @@ async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
   try {
-    const parsed = parseCommandLine(argv);
+    const parsed = await parseCommandLine(argv);
     command = parsed.command;
-    if (command === "help") return writeOut(USAGE), 0;
+    // The help text is loaded for --help only: serving reads names, never their documentation.
+    if (command === "help") return writeOut((await import("./lib/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
     config = loadConfig(readEnv, parsed.serial);
   } catch (error) {

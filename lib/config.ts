@@ -2,21 +2,23 @@
 // Pure: the caller passes the env reader and argv, so tests need no permissions.
 
 import denoJson from "../deno.json" with { type: "json" };
-import {
-  DEFAULT_ADB_TIMEOUT_MS,
-  DEFAULT_BASE_URL,
-  DEFAULT_MODEL,
-  DEFAULT_VISION_TIMEOUT_MS,
-  DEFAULT_VISION_TOOL,
-  envUsage,
-  type EnvVar,
-} from "./env_vars.ts";
+import type { EnvVar } from "./env_vars.ts";
 
 /** deno.json's version: the release workflow checks the tag against it, so there is one source. */
 export const VERSION: string = denoJson.version;
 
 export type { EnvVar } from "./env_vars.ts";
 export type ReadEnv = (name: EnvVar) => string | undefined;
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_MODEL = "gpt-4o-mini";
+export const DEFAULT_VISION_TOOL = "describe_image";
+export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
+/**
+ * Short enough that the screenshot and the vision call fit DEFAULT_LOOK_BUDGET_MS together: a hung
+ * vision server then costs the agent 30 s, not the whole look.
+ */
+export const DEFAULT_VISION_TIMEOUT_MS = 30_000;
 
 /**
  * The longest a phone_look runs before it answers with whatever has arrived. Claude Code gives
@@ -56,22 +58,6 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export const USAGE =
-  `phone-eye ${VERSION}: an MCP server (stdio) that lets an AI agent see and drive an Android phone
-
-Usage: phone-eye [--serial SERIAL] [--doctor | --help | --version]
-
-  --serial SERIAL  the one phone to drive (as in "adb devices"; ip:port for Wi-Fi).
-                   Overrides ANDROID_SERIAL.
-  --doctor         check adb, the phone, the vision route and the permissions, then exit
-  --help           print this help
-  --version        print the version
-
-Environment:
-${envUsage()}
-
-adb must be on PATH when phone-eye starts.`;
-
 /**
  * Said once on stderr when a person starts phone-eye in a terminal (stdin is a TTY): it is a
  * stdio server waiting for an MCP client, and a silent terminal would otherwise look like a hang.
@@ -79,68 +65,84 @@ adb must be on PATH when phone-eye starts.`;
 export const TERMINAL_HINT =
   `phone-eye ${VERSION} is an MCP server and is waiting for an MCP client on stdin: add it to your client instead (the README's "Add it to your MCP client" has the Claude Code, Codex and Cursor configs). "phone-eye --doctor" (from source: deno task doctor) checks adb, the phone and vision. Ctrl-C quits.`;
 
-/** Parses argv into the command to run, refusing unknown flags with the usage text. */
-export function parseCommandLine(argv: readonly string[]): { command: Command; serial?: string } {
+/**
+ * phone-eye's flags, as node:util's parseArgs reads them: `--serial VALUE` or `--serial=VALUE`,
+ * and the switches alone.
+ */
+const FLAGS = {
+  serial: { type: "string" },
+  doctor: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+/** The flags as a person types them, for the messages below and a check against --help. */
+export const FLAG_FORMS: readonly string[] = Object.entries(FLAGS).map(([name, flag]) =>
+  flag.type === "string" ? `--${name} ${name.toUpperCase().replaceAll("-", "_")}` : `--${name}`
+);
+
+/** What a refused command line is told: the flags there are, and where they are explained. */
+const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
+  FLAG_FORMS.at(-1)
+} (--help says what each does)`;
+
+/**
+ * Parses argv into the command to run, refusing anything but phone-eye's flags in its own words.
+ * MCP clients start phone-eye with no arguments, so that path loads no parser: node:util is
+ * imported only when there is something to read.
+ */
+export async function parseCommandLine(
+  argv: readonly string[],
+): Promise<{ command: Command; serial?: string }> {
   // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
   // after the task name, separator included); it is not an argument of phone-eye's.
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
-  let values;
-  try {
-    values = readFlags(args);
-  } catch (err) {
-    throw new ConfigError(`${(err as Error).message}\n\n${USAGE}`);
-  }
-  const command: Command = values.help
-    ? "help"
-    : values.version
-    ? "version"
-    : values.doctor
-    ? "doctor"
-    : "serve";
-  return values.serial === undefined ? { command } : { command, serial: values.serial };
-}
-
-/** The boolean flags, by long name and by short letter. */
-const SWITCHES: Record<string, "doctor" | "help" | "version"> = {
-  "--doctor": "doctor",
-  "--help": "help",
-  "-h": "help",
-  "--version": "version",
-  "-V": "version",
-};
-
-/**
- * phone-eye's four flags, read strictly as node:util's parseArgs reads them (and in its words):
- * `--serial VALUE` or `--serial=VALUE`, the switches alone, no positional arguments, nothing
- * unknown. Written out because loading Node's util module costs ~5 ms of start-up and ~6 MB of
- * memory (bench/hand_bench.ts) for four flags.
- */
-function readFlags(args: readonly string[]) {
-  const values: { serial?: string; doctor?: true; help?: true; version?: true } = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const name = eq < 0 ? arg : arg.slice(0, eq);
-    if (name === "--serial") {
-      const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
-      if (value === undefined || (eq < 0 && value.startsWith("-"))) {
-        throw new Error("Option '--serial <value>' argument missing");
-      }
-      values.serial = value;
-    } else if (SWITCHES[name] !== undefined) {
-      if (eq >= 0) throw new Error(`Option '${name}' does not take an argument`);
-      values[SWITCHES[name]] = true;
-    } else if (arg.startsWith("-") && arg !== "-") {
-      throw new Error(
-        `Unknown option '${name}'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "${name}"`,
-      );
-    } else {
-      throw new Error(
-        `Unexpected argument '${arg}'. This command does not take positional arguments`,
+  if (args.length === 0) return { command: "serve" };
+  const { parseArgs } = await import("node:util");
+  // Not strict: the tokens say what was given, and each refusal below is worded here, not by Node.
+  const { tokens } = parseArgs({
+    args,
+    options: FLAGS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  let serial: string | undefined;
+  const switches = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      throw new ConfigError(
+        `unexpected argument ${
+          JSON.stringify(token.value)
+        }; phone-eye takes none, and ${FLAG_LIST}`,
       );
     }
+    if (!Object.hasOwn(FLAGS, token.name)) {
+      throw new ConfigError(`unknown flag ${token.rawName}; ${FLAG_LIST}`);
+    }
+    if (token.name === "serial") {
+      // `--serial --doctor` would otherwise take "--doctor" for the serial.
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith("-"))) {
+        throw new ConfigError(
+          'flag --serial needs a value: the serial "adb devices" prints, or ip:port for Wi-Fi',
+        );
+      }
+      serial = token.value;
+    } else if (token.value !== undefined) {
+      throw new ConfigError(`flag ${token.rawName} takes no value; ${FLAG_LIST}`);
+    } else {
+      switches.add(token.name);
+    }
   }
-  return values;
+  const command: Command = switches.has("help")
+    ? "help"
+    : switches.has("version")
+    ? "version"
+    : switches.has("doctor")
+    ? "doctor"
+    : "serve";
+  return serial === undefined ? { command } : { command, serial };
 }
 
 /** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */

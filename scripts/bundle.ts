@@ -6,14 +6,14 @@ import { basename, dirname } from "node:path";
 import { parseArgs } from "node:util";
 import denoJson from "../deno.json" with { type: "json" };
 import {
-  ADB_ENV_TABLE,
   DEFAULT_ADB_TIMEOUT_MS,
   DEFAULT_BASE_URL,
   DEFAULT_MODEL,
   DEFAULT_VISION_TIMEOUT_MS,
   DEFAULT_VISION_TOOL,
-  envVarDoc,
-} from "../lib/env_vars.ts";
+} from "../lib/config.ts";
+import { ADB_ENV_VARS } from "../lib/env_vars.ts";
+import { grantReason } from "./env_grants.ts";
 import { compilePermissionSetName, readPermissionSet } from "./permissions.ts";
 import { TOOLS } from "../lib/tools/index.ts";
 import { writeZip } from "./zip.ts";
@@ -132,7 +132,7 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
 /**
  * The variables a release binary reads and a user may set, in deno.json order. The names are
  * the env grant of the permission set the binaries bake (deno.json "compile.permissions"), the
- * descriptions the grant reasons of lib/env_vars.ts's table. Throws when a granted name has no
+ * descriptions the grant reasons of scripts/env_grants.ts. Throws when a granted name has no
  * presentation or a presentation no grant.
  */
 export function releaseEnvVars(config: unknown = denoJson): ReleaseEnvVar[] {
@@ -144,9 +144,9 @@ export function releaseEnvVars(config: unknown = denoJson): ReleaseEnvVar[] {
   if (stale.length > 0) throw new Error(`presented but not granted: ${stale.join(", ")}`);
   return granted.flatMap((name): ReleaseEnvVar[] => {
     // Granted only so that phone-eye can pass them on to adb: not settings a user gives phone-eye.
-    if (ADB_ENV_TABLE.some((row) => row.name === name)) return [];
+    if (ADB_ENV_VARS.some((adb) => adb === name)) return [];
     const shown = PRESENTATION[name];
-    const reason = envVarDoc(name)?.grant;
+    const reason = grantReason(name);
     if (shown === undefined || reason === undefined) {
       throw new Error(`${name} is granted but has no description or presentation for bundles`);
     }
@@ -311,13 +311,13 @@ function firstSentence(text: string): string {
 }
 
 /** The .mcpb for `target`: manifest.json plus the binary, whose run bit the zip records. */
-export async function buildBundle(
+export function buildBundle(
   binary: Uint8Array,
   target: string,
   release: Release,
-): Promise<{ fileName: string; manifest: Manifest; bytes: Uint8Array }> {
+): { fileName: string; manifest: Manifest; bytes: Uint8Array } {
   const manifest = buildManifest(target, release);
-  const bytes = await writeZip([
+  const bytes = writeZip([
     {
       name: "manifest.json",
       data: new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`),
@@ -467,7 +467,7 @@ async function main(argv: string[]): Promise<number> {
       if (values.binary === undefined || values.target === undefined || files.length > 0) {
         return usage("mcpb takes --binary and --target, and no file arguments");
       }
-      const bundle = await buildBundle(await readBinary(values.binary), values.target, release);
+      const bundle = buildBundle(await readBinary(values.binary), values.target, release);
       await write(values.output ?? `dist/${bundle.fileName}`, bundle.bytes);
       return 0;
     }

@@ -2,7 +2,7 @@
 // flags, narrowed for audited builds, checked against the production rules, explained line by line.
 // Only `deno task compile` and the tests use it; the running server never does.
 
-import { envVarDoc } from "../lib/env_vars.ts";
+import { grantReason } from "./env_grants.ts";
 
 /** One Deno permission set, as written under deno.json "permissions". */
 export interface PermissionSet {
@@ -195,9 +195,9 @@ export function checkProductionSet(set: PermissionSet): string[] {
     }
   }
   for (const name of list(set.env)) {
-    if (envVarDoc(name) === undefined) {
+    if (grantReason(name) === undefined) {
       problems.push(
-        `env: grants ${name}, which no documented setting uses; drop it, or add its row (meaning, default, reason) to ENV_TABLE in lib/env_vars.ts`,
+        `env: grants ${name}, which no documented setting uses; drop it, or add its name to lib/env_vars.ts and its reason to scripts/env_grants.ts`,
       );
     }
   }
@@ -236,7 +236,7 @@ export function describePermissions(set: PermissionSet): string[] {
     lines.push("env (all variables): not a production grant; phone-eye reads only its own");
   }
   for (const name of list(set.env)) {
-    lines.push(`env ${name}: ${envVarDoc(name)?.grant ?? "not read by phone-eye"}`);
+    lines.push(`env ${name}: ${grantReason(name) ?? "not read by phone-eye"}`);
   }
   if (set.net === true) {
     lines.push("net (any host): not a production grant; phone-eye talks only to its vision host");

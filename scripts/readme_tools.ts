@@ -1,10 +1,10 @@
 // Renders the README's tool table from the tool list, its configuration table from
-// lib/env_vars.ts and its reliability table from the cases tests/reliability_test.ts runs, so docs
+// lib/help.ts and its reliability table from the cases tests/reliability_test.ts runs, so docs
 // and code cannot drift apart. `deno task readme` rewrites all three; tests/readme_test.ts fails
 // when one is stale.
 
 import { z } from "zod";
-import { ENV_TABLE, type EnvVarDoc } from "../lib/env_vars.ts";
+import { ENV_HELP, type EnvVarHelp } from "../lib/help.ts";
 import { TOOLS } from "../lib/tools/index.ts";
 import type { ToolDef } from "../lib/tools/tool.ts";
 import { RELIABILITY_CASES, type ReliabilityCase } from "../tests/reliability_cases.ts";
@@ -59,13 +59,13 @@ export function renderToolTable(tools: readonly ToolDef[] = TOOLS): string {
   ].join("\n");
 }
 
-function defaultCell(row: EnvVarDoc): string {
+function defaultCell(row: EnvVarHelp): string {
   if (row.default === "unset") return "unset";
   return "value" in row.default ? `\`${row.default.value}\`` : row.default.phrase;
 }
 
-/** The configuration table: one row per variable phone-eye reads, in lib/env_vars.ts's order. */
-export function renderConfigTable(rows: readonly EnvVarDoc[] = ENV_TABLE): string {
+/** The configuration table: one row per variable phone-eye reads, as --help shows them. */
+export function renderConfigTable(rows: readonly EnvVarHelp[] = ENV_HELP): string {
   return [
     CONFIG_START,
     "| name | meaning | default |",

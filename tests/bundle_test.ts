@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import denoJson from "../deno.json" with { type: "json" };
-import { ADB_ENV_TABLE } from "../lib/env_vars.ts";
+import { ADB_ENV_VARS } from "../lib/env_vars.ts";
 import { TOOLS } from "../lib/tools/index.ts";
 import {
   buildManifest,
@@ -83,7 +83,7 @@ Deno.test({
       vars.map((v) => v.name),
       // adb's variables are granted only to be passed on to adb: no setting of phone-eye's.
       GRANTED.filter((name) =>
-        name !== "PHONE_EYE_SHOTS" && !ADB_ENV_TABLE.some((row) => row.name === name)
+        name !== "PHONE_EYE_SHOTS" && !ADB_ENV_VARS.some((adb) => adb === name)
       ),
     );
     assert.deepEqual(vars.filter((v) => v.secret).map((v) => v.name), [
@@ -207,8 +207,8 @@ Deno.test({
     const zip = (text: string) =>
       writeZip([{ name: "x", data: new TextEncoder().encode(text), mode: 0o644 }]);
     const bundles = [
-      { fileName: "phone-eye-x86_64-pc-windows-msvc.mcpb", bytes: await zip("windows") },
-      { fileName: "phone-eye-aarch64-apple-darwin.mcpb", bytes: await zip("mac") },
+      { fileName: "phone-eye-x86_64-pc-windows-msvc.mcpb", bytes: zip("windows") },
+      { fileName: "phone-eye-aarch64-apple-darwin.mcpb", bytes: zip("mac") },
     ];
     const doc: ServerJson = await buildServerJson(release, bundles);
     assert.equal(doc.$schema, SERVER_SCHEMA_URL);
@@ -263,6 +263,30 @@ Deno.test("the vendored server.json schema is the registry's 2025-12-11 file, by
 
 // ---- the real archive, through unzip and the MCPB CLI ----
 
+Deno.test({
+  name: "the zip writer refuses names that escape or repeat, and modes that are not permissions",
+  permissions: "none",
+  fn() {
+    const data = new Uint8Array(1);
+    const refusals: Array<[string, number, RegExp]> = [
+      ["../x", 0o644, /is not a relative "\/"-separated file path/],
+      ["/etc/x", 0o644, /is not a relative/],
+      ["a\\b", 0o644, /is not a relative/],
+      ["a//b", 0o644, /is not a relative/],
+      ["7", 0o644, /is all digits/],
+      ["x", 0o4755, /mode 2541 of x is not a permission set/],
+      ["x", -1, /not a permission set/],
+    ];
+    for (const [name, mode, message] of refusals) {
+      assert.throws(() => writeZip([{ name, data, mode }]), message, name);
+    }
+    assert.throws(
+      () => writeZip([{ name: "x", data, mode: 0o644 }, { name: "x", data, mode: 0o644 }]),
+      /x is listed twice/,
+    );
+  },
+});
+
 /** zipinfo's listing: permission string, method and name of each entry. */
 async function zipEntries(zip: string) {
   const { code, stdout, stderr } = await run("unzip", ["-Z", zip]);
@@ -299,7 +323,8 @@ Deno.test({
       assert.match(tested.stdout, /No errors detected/);
       assert.deepEqual(await zipEntries(bundle), [
         { mode: "-rw-r--r--", method: "defN", name: "manifest.json" },
-        { mode: "-rwxr-xr-x", method: "stor", name: "server/phone-eye" },
+        // Deflated although the stand-in is too small to shrink: scripts/zip.ts says why.
+        { mode: "-rwxr-xr-x", method: "defN", name: "server/phone-eye" },
       ]);
       const shown = await run("unzip", ["-p", bundle, "manifest.json"]);
       const manifest: Manifest = JSON.parse(shown.stdout);

@@ -1,14 +1,18 @@
 import assert from "node:assert/strict";
 import {
   ConfigError,
+  DEFAULT_ADB_TIMEOUT_MS,
   DEFAULT_LOOK_BUDGET_MS,
+  DEFAULT_MODEL,
   type EnvVar,
+  FLAG_FORMS,
   loadConfig,
   parseCommandLine,
-  USAGE,
 } from "../lib/config.ts";
-import { DEFAULT_ADB_TIMEOUT_MS, DEFAULT_MODEL, ENV_TABLE, envUsage } from "../lib/env_vars.ts";
+import { ENV_VARS } from "../lib/env_vars.ts";
+import { ENV_HELP, envUsage, USAGE } from "../lib/help.ts";
 import { NAMED_KEYS, resolveKey } from "../lib/keys.ts";
+import { denoDir } from "./helpers/phone_eye.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
 
@@ -114,27 +118,88 @@ Deno.test({
 Deno.test({
   name: "the command line knows --help, --version, --doctor, --serial and refuses anything else",
   permissions: "none",
-  fn() {
-    assert.deepEqual(parseCommandLine([]), { command: "serve" });
-    assert.deepEqual(parseCommandLine(["--serial", "a:1", "--doctor"]), {
+  async fn() {
+    assert.deepEqual(await parseCommandLine([]), { command: "serve" });
+    assert.deepEqual(await parseCommandLine(["--serial", "a:1", "--doctor"]), {
       command: "doctor",
       serial: "a:1",
     });
-    assert.deepEqual(parseCommandLine(["--help"]), { command: "help" });
-    assert.deepEqual(parseCommandLine(["--version"]), { command: "version" });
-    assert.throws(
-      () => parseCommandLine(["--shell", "rm"]),
-      /Unknown option '--shell'[\s\S]*Usage: phone-eye/,
-    );
-    assert.throws(() => parseCommandLine(["extra"]), /Usage: phone-eye/);
-    // The forms node:util's parseArgs took, which phone-eye now reads itself (start-up cost).
-    assert.deepEqual(parseCommandLine(["--serial=a:1"]), { command: "serve", serial: "a:1" });
-    assert.deepEqual(parseCommandLine(["-h"]), { command: "help" });
-    assert.deepEqual(parseCommandLine(["-V"]), { command: "version" });
-    assert.deepEqual(parseCommandLine(["--", "--doctor"]), { command: "doctor" });
-    assert.throws(() => parseCommandLine(["--serial"]), /'--serial <value>' argument missing/);
-    assert.throws(() => parseCommandLine(["--doctor=yes"]), /'--doctor' does not take an argument/);
-    assert.throws(() => parseCommandLine(["extra"]), /Unexpected argument 'extra'/);
+    assert.deepEqual(await parseCommandLine(["--help"]), { command: "help" });
+    assert.deepEqual(await parseCommandLine(["--version"]), { command: "version" });
+    assert.deepEqual(await parseCommandLine(["--serial=a:1"]), { command: "serve", serial: "a:1" });
+    assert.deepEqual(await parseCommandLine(["-h"]), { command: "help" });
+    assert.deepEqual(await parseCommandLine(["-V"]), { command: "version" });
+    assert.deepEqual(await parseCommandLine(["--", "--doctor"]), { command: "doctor" });
+    assert.deepEqual(await parseCommandLine(["--"]), { command: "serve" });
+    // Each refusal in phone-eye's words, naming what was wrong and the flags there are.
+    const flags = "the flags are --serial SERIAL, --doctor, --help and --version " +
+      "(--help says what each does)";
+    const refusals: Array<[string[], string]> = [
+      [["--shell", "rm"], `unknown flag --shell; ${flags}`],
+      [["--bogus=1"], `unknown flag --bogus; ${flags}`],
+      [["-x"], `unknown flag -x; ${flags}`],
+      [["extra"], `unexpected argument "extra"; phone-eye takes none, and ${flags}`],
+      [
+        ["--doctor", "--", "extra"],
+        `unexpected argument "extra"; phone-eye takes none, and ${flags}`,
+      ],
+      [["--doctor=yes"], `flag --doctor takes no value; ${flags}`],
+    ];
+    for (const [argv, message] of refusals) {
+      await assert.rejects(
+        parseCommandLine(argv),
+        (error: Error) => error instanceof ConfigError && error.message === message,
+        argv.join(" "),
+      );
+    }
+    for (const argv of [["--serial"], ["--serial", "--doctor"], ["--serial", "-x"]]) {
+      await assert.rejects(
+        parseCommandLine(argv),
+        /^ConfigError: flag --serial needs a value: the serial "adb devices" prints/,
+        argv.join(" "),
+      );
+    }
+  },
+});
+
+Deno.test("deno task start with a wrong flag or an argument answers in phone-eye's words, exit 2", async () => {
+  const flags = "the flags are --serial SERIAL, --doctor, --help and --version " +
+    "(--help says what each does)";
+  const cases: Array<[string[], string]> = [
+    [["--bogus"], `phone-eye: unknown flag --bogus; ${flags}`],
+    [
+      ["list", "devices"],
+      `phone-eye: unexpected argument "list"; phone-eye takes none, and ${flags}`,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "start", ...args],
+      cwd: new URL("..", import.meta.url),
+      clearEnv: true,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        DENO_DIR: await denoDir(),
+        NO_COLOR: "1",
+      },
+      stdin: "null",
+    }).output();
+    const lines = new TextDecoder().decode(stderr).trimEnd().split("\n");
+    // deno task names the command it runs, then phone-eye speaks: one line, no usage dump.
+    assert.match(lines[0] ?? "", /^Task start deno run /);
+    assert.deepEqual(lines.slice(1), [message], args.join(" "));
+    assert.equal(code, 2, args.join(" "));
+    assert.equal(new TextDecoder().decode(stdout), "");
+  }
+});
+
+Deno.test({
+  name: "--help shows every flag the command line takes, and every variable with its text",
+  permissions: "none",
+  fn() {
+    for (const form of FLAG_FORMS) assert.ok(USAGE.includes(`\n  ${form} `), form);
+    assert.deepEqual(ENV_HELP.map((row) => row.name), [...ENV_VARS]);
+    for (const row of ENV_HELP) assert.match(row.meaning, /\S/, row.name);
   },
 });
 
@@ -144,7 +209,7 @@ Deno.test({
   fn() {
     assert.ok(USAGE.includes(`Environment:\n${envUsage()}\n`));
     const block = envUsage();
-    for (const row of ENV_TABLE) {
+    for (const row of ENV_HELP) {
       const start = block.indexOf(`  ${row.name} `);
       assert.ok(start >= 0, row.name);
       // A row runs until the next line that starts a variable; wrapped lines are indented.

@@ -184,6 +184,7 @@ Deno.test("start-up loads only what initialize and tools/list need; the verbs, e
     "lib/ui_tree.ts",
     "lib/fusion.ts",
     "lib/doctor.ts",
+    "lib/help.ts",
     "lib/vision/direct.ts",
     "lib/vision/mcp.ts",
     "npm:fast-png",
@@ -192,7 +193,7 @@ Deno.test("start-up loads only what initialize and tools/list need; the verbs, e
   ];
   assert.deepEqual(onFirstUse.filter((m) => startup.has(m)), []);
   // No Node built-in at start-up: stdio runs on Deno's own streams (lib/stdio_wire.ts) and config.ts
-  // reads its four flags itself; bringing up Node's compatibility layer costs time and memory.
+  // loads node:util's parseArgs only when there are flags; Node's compatibility layer costs time.
   assert.deepEqual([...startup].filter((m) => m.startsWith("node:")), []);
   // They are still in the graph, imported dynamically (so `deno info` and compile see them).
   const all = await libGraph();

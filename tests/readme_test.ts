@@ -15,7 +15,7 @@ import {
   START,
   updateReadme,
 } from "../scripts/readme_tools.ts";
-import { ENV_TABLE } from "../lib/env_vars.ts";
+import { ENV_HELP } from "../lib/help.ts";
 import { TOOLS } from "../lib/tools/index.ts";
 import { RELIABILITY_CASES } from "./reliability_cases.ts";
 
@@ -45,14 +45,14 @@ Deno.test({
   },
 });
 
-Deno.test("the README's configuration table matches lib/env_vars.ts (run `deno task readme` if not)", async () => {
+Deno.test("the README's configuration table matches lib/help.ts (run `deno task readme` if not)", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
   assert.equal(
     readmeConfigTable(readme),
     normalizeTable(renderConfigTable()),
     "README.md's configuration table is stale: run `deno task readme`",
   );
-  for (const row of ENV_TABLE) assert.ok(readme.includes(`| \`${row.name}\``), row.name);
+  for (const row of ENV_HELP) assert.ok(readme.includes(`| \`${row.name}\``), row.name);
 });
 
 Deno.test({
@@ -64,7 +64,7 @@ Deno.test({
     assert.match(table, /^\| `ANDROID_SERIAL` \/ `--serial` \| .* \| adb's default device \|$/m);
     assert.match(table, /^\| `PHONE_EYE_VISION_MODEL` \| model name .* \| `gpt-4o-mini` \|$/m);
     assert.match(table, /^\| `PHONE_EYE_SHOTS` \| .* \| unset \|$/m);
-    assert.equal(table.split("\n").length, ENV_TABLE.length + 4);
+    assert.equal(table.split("\n").length, ENV_HELP.length + 4);
   },
 });
 

@@ -49,7 +49,7 @@ export interface AdbRunLimits {
 export type RunAdb = (args: readonly string[], limits: AdbRunLimits) => Promise<AdbOutcome>;
 
 /**
- * The environment adb runs with: the variables of ADB_ENV_TABLE (lib/env_vars.ts) that are set,
+ * The environment adb runs with: the variables of ADB_ENV_NAMES (lib/env_vars.ts) that are set,
  * and nothing else. adb starts a server that outlives the call (a daemon, fork-server), and
  * whatever environment the first call had stays readable in its /proc/<pid>/environ for as long
  * as it runs: the vision API key must not be in it. A name this build may not read counts as

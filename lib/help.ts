@@ -1,0 +1,112 @@
+// What `phone-eye --help` prints: the flags, and each setting's meaning and default. main.ts loads
+// it for --help only, and the README's configuration table is rendered from the same rows.
+
+import {
+  DEFAULT_ADB_TIMEOUT_MS,
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  DEFAULT_VISION_TIMEOUT_MS,
+  DEFAULT_VISION_TOOL,
+  VERSION,
+} from "./config.ts";
+import { ENV_VARS, type EnvVar } from "./env_vars.ts";
+
+/** One setting as --help and the README show it. `code` spans: the README keeps them, --help not. */
+export interface EnvVarHelp {
+  readonly name: EnvVar;
+  /** The command-line flag that sets the same thing, if any (it wins over the variable). */
+  readonly flag?: string;
+  /** What the variable sets, in one line. */
+  readonly meaning: string;
+  /** What applies when it is unset: a literal `value`, a `phrase`, or nothing at all. */
+  readonly default: { readonly value: string } | { readonly phrase: string } | "unset";
+}
+
+/** Keyed by name, so a variable added to lib/env_vars.ts without its text here does not compile. */
+const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
+  ANDROID_SERIAL: {
+    flag: "--serial",
+    meaning: "the one phone this process drives (`ip:port` for Wi-Fi)",
+    default: { phrase: "adb's default device" },
+  },
+  PHONE_EYE_VISION_API_KEY: {
+    meaning: "selects the direct route; sent only as `Authorization: Bearer`",
+    default: "unset",
+  },
+  PHONE_EYE_VISION_BASE_URL: {
+    meaning:
+      "OpenAI-compatible base URL (also selects the direct route, for keyless local servers)",
+    default: { value: DEFAULT_BASE_URL },
+  },
+  PHONE_EYE_VISION_MODEL: {
+    meaning: "model name for the direct route",
+    default: { value: DEFAULT_MODEL },
+  },
+  PHONE_EYE_VISION_URL: {
+    meaning: "MCP vision server (streamable HTTP), used when the direct route is not selected",
+    default: "unset",
+  },
+  PHONE_EYE_VISION_TOOL: {
+    meaning: "tool called on the MCP vision server",
+    default: { value: DEFAULT_VISION_TOOL },
+  },
+  PHONE_EYE_SHOTS: {
+    meaning: "folder where screenshots are kept; unset = screenshots never touch disk",
+    default: "unset",
+  },
+  PHONE_EYE_ADB_TIMEOUT_MS: {
+    meaning: "limit for each adb call",
+    default: { value: String(DEFAULT_ADB_TIMEOUT_MS) },
+  },
+  PHONE_EYE_VISION_TIMEOUT_MS: {
+    meaning: "limit for each vision call",
+    default: { value: String(DEFAULT_VISION_TIMEOUT_MS) },
+  },
+};
+
+/** Every setting phone-eye reads, in lib/env_vars.ts's order, with its text. */
+export const ENV_HELP: readonly EnvVarHelp[] = ENV_VARS.map((name) => ({ name, ...HELP[name] }));
+
+/** The `Environment:` block of --help: one row per variable, wrapped to `width` columns. */
+export function envUsage(width = 100): string {
+  const column = Math.max(...ENV_HELP.map((row) => row.name.length)) + 4;
+  return ENV_HELP.map((row) => {
+    const plain = (text: string) => text.replaceAll("`", "");
+    const dflt = row.default === "unset"
+      ? ""
+      : `; default: ${"value" in row.default ? row.default.value : row.default.phrase}`;
+    return wrap(`  ${row.name.padEnd(column - 2)}`, plain(row.meaning) + dflt, width);
+  }).join("\n");
+}
+
+/** `lead` then `text`, words wrapped at `width`, continuation lines indented under the text. */
+function wrap(lead: string, text: string, width: number): string {
+  const lines: string[] = [];
+  let line = lead;
+  for (const word of text.split(" ")) {
+    if (line.length > lead.length && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = " ".repeat(lead.length) + word;
+    } else {
+      line += line.length > lead.length ? ` ${word}` : word;
+    }
+  }
+  lines.push(line);
+  return lines.join("\n");
+}
+
+export const USAGE =
+  `phone-eye ${VERSION}: an MCP server (stdio) that lets an AI agent see and drive an Android phone
+
+Usage: phone-eye [--serial SERIAL] [--doctor | --help | --version]
+
+  --serial SERIAL  the one phone to drive (as in "adb devices"; ip:port for Wi-Fi).
+                   Overrides ANDROID_SERIAL.
+  --doctor         check adb, the phone, the vision route and the permissions, then exit
+  --help           print this help
+  --version        print the version
+
+Environment:
+${envUsage()}
+
+adb must be on PATH when phone-eye starts.`;
