@@ -325,6 +325,18 @@ Deno.test({
       ]),
     );
     assert.deepEqual(parseAdbDevices("List of devices attached\r\n\r\n"), []);
+    // A USB phone the user may not open: the state is the rest of the line, cut for the message.
+    const [denied] = parseAdbDevices(
+      "List of devices attached\n0123456789ABCDEF\tno permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html]\n",
+    )!;
+    assert.equal(denied?.serial, "0123456789ABCDEF");
+    assert.match(denied?.state ?? "", /^no permissions \(missing udev rules\? .{20,}…$/);
+    assert.equal(denied?.state.length, 80);
+    // A line with a control character is not a device adb listed: it is left out.
+    assert.deepEqual(
+      parseAdbDevices("List of devices attached\nR58M\x1b[31mX\tdevice\nR58M123ABD\tdevice\n"),
+      seen(["R58M123ABD", "device"]),
+    );
     assert.equal(parseAdbDevices("adb: usage: unknown command devices\n"), null);
   },
 });

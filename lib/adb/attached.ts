@@ -3,6 +3,7 @@
 
 import { AdbError, type AttachedDevice, withAttached } from "./errors.ts";
 import type { RunAdb } from "./runner.ts";
+import { excerpt } from "../text.ts";
 
 /**
  * Reads `adb devices`: a header line ("List of devices attached"), then one "serial<TAB>state"
@@ -13,10 +14,12 @@ export function parseAdbDevices(text: string): AttachedDevice[] | null {
   const lines = text.split(/\r?\n/);
   const header = lines.findIndex((line) => line.trim() === "List of devices attached");
   if (header < 0) return null;
+  // Printable ASCII only, since the list goes into a message for the agent. The state is the rest
+  // of the line: a USB phone the user may not open reads "no permissions (…udev rules…); see URL".
   return lines.slice(header + 1)
-    .map((line) => /^(\S+)\s+(\S+)/.exec(line.trim()))
+    .map((line) => /^([\x21-\x7e]{1,100})\s+([\x20-\x7e]+)$/.exec(line.trim()))
     .filter((match) => match !== null)
-    .map((match) => ({ serial: match[1]!, state: match[2]! }));
+    .map((match) => ({ serial: match[1]!, state: excerpt(match[2]!, 80) }));
 }
 
 /** One `adb devices`, bounded by the adb timeout; null when it failed or said something else. */

@@ -41,8 +41,11 @@ export interface DeviceTrouble {
   fix: string;
   /** Worded with mayHaveHappened: an acting command may have reached the phone. */
   uncertain: boolean;
-  /** adb knows no device by this serial, so a listed one may be what was meant (a typo). */
-  unknownSerial: boolean;
+  /**
+   * adb found no usable device for the call (none, not found, offline, still connecting), so a
+   * listed serial may be the one meant (a typo), or the listed one may need reviving.
+   */
+  missing: boolean;
 }
 
 export interface AdbErrorOptions extends ErrorOptions {
@@ -91,14 +94,14 @@ export function describeTrouble(
   if (attached !== undefined) {
     what = `${what}; ${adbSees(attached)}`;
     const target = attached.find((d) => d.serial === serial);
-    if (trouble.unknownSerial && serial !== undefined && target === undefined && attached.length) {
+    if (trouble.missing && serial !== undefined && target === undefined && attached.length) {
       fix =
         `if "${serial}" is a typo, set ANDROID_SERIAL (or --serial) to one of those; otherwise ${fix}`;
     }
     const offline = serial === undefined
       ? attached.some((d) => d.state === "offline")
       : target?.state === "offline";
-    if (offline) {
+    if (trouble.missing && offline) {
       // adb's help: "reconnect offline: reset offline/unauthorized devices to force reconnect".
       fix =
         `an offline phone usually comes back after "adb reconnect offline" or replugging its cable; ${fix}`;
@@ -206,7 +209,7 @@ const KNOWN_TEXTS: ReadonlyArray<{
   /** The message's parts; a device error keeps them, so what adb sees can be added later. */
   parts: (ctx: AdbCallContext) => Pick<DeviceTrouble, "what" | "fix" | "uncertain">;
   device: boolean;
-  unknownSerial?: boolean;
+  missing?: boolean;
 }> = [
   {
     pattern: /more than one (device|emulator)/i,
@@ -240,7 +243,7 @@ const KNOWN_TEXTS: ReadonlyArray<{
       /no devices\/emulators found|device '[^']*' not found|device offline|device still connecting|no devices found|device not found/i,
     code: "NO_DEVICE",
     device: true,
-    unknownSerial: true,
+    missing: true,
     parts: (ctx) => ({
       what: `no Android device reachable${where(ctx.serial)}`,
       fix: connectHint(ctx.serial),
@@ -396,7 +399,7 @@ export function classifyExitStatus(
       const trouble: DeviceTrouble = {
         action: ctx.action,
         serial: ctx.serial,
-        unknownSerial: known.unknownSerial ?? false,
+        missing: known.missing ?? false,
         ...known.parts(ctx),
       };
       return {
@@ -458,9 +461,9 @@ export function connectFailure(
           `the link to ${serial} broke during the call, and on reconnecting the phone has not authorized this computer`,
         fix: 'unlock it and accept the "Allow USB debugging?" prompt',
         uncertain: true,
-        unknownSerial: false,
+        missing: false,
       }
-      : { action, serial, unknownSerial: false, ...unauthorizedParts({ serial }) };
+      : { action, serial, missing: false, ...unauthorizedParts({ serial }) };
     return new AdbError("UNAUTHORIZED", describeTrouble(trouble), { trouble });
   }
   if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return null;
@@ -479,7 +482,7 @@ export function connectFailure(
       : `no Android device reachable at ${serial} (${why})`,
     fix,
     uncertain,
-    unknownSerial: true,
+    missing: true,
   };
   return new AdbError(
     "NO_DEVICE",
