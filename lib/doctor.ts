@@ -1,8 +1,10 @@
 // `phone-eye --doctor`: a checklist of adb, the phone, the vision route, the permissions in force
 // and the screenshot policy, each failure with its fix. The world comes in as arguments.
 
+import { ADB_KEYBOARD_RELEASES, imeStateCommand, parseImeState } from "./adb/adb_keyboard.ts";
 import { getpropCommand } from "./adb/commands.ts";
 import type { Device } from "./adb/device.ts";
+import { AdbError } from "./adb/errors.ts";
 import type { Config } from "./config.ts";
 import { ENV_VARS } from "./env_vars.ts";
 import { encodePng, type RgbaImage } from "./image.ts";
@@ -15,6 +17,30 @@ export interface Check {
   ok: boolean;
   title: string;
   detail: string[];
+  /** Information only, shown as [info]: it is always ok and never sets the exit status. */
+  info?: true;
+  /** Which of EXIT_GATES this check is (every check but the information ones has one). */
+  gate?: ExitGate;
+}
+
+/**
+ * What the doctor's exit status depends on, in the README's words: it exits 1 when one of these
+ * checks fails. The ADB Keyboard line is information (typing still works, ASCII only).
+ */
+export const EXIT_GATES = [
+  "adb",
+  "the phone",
+  "the vision route (when one is configured)",
+  "the permissions",
+  "the screenshot folder (when PHONE_EYE_SHOTS is set)",
+] as const;
+
+export type ExitGate = typeof EXIT_GATES[number];
+
+/** The README's sentence about the exit status, built from EXIT_GATES (tests/doctor_test.ts). */
+export function exitStatusSentence(): string {
+  const gates = `${EXIT_GATES.slice(0, -1).join(", ")} and ${EXIT_GATES.at(-1)}`;
+  return `It exits 0 when ${gates} check out, and 1 otherwise; the ADB Keyboard line is information and never fails it.`;
 }
 
 /** Asks Deno whether a permission is granted now (Deno.permissions.query in production). */
@@ -61,7 +87,66 @@ async function checkPhone(device: Device): Promise<Check> {
       ],
     };
   } catch (error) {
-    return { ok: false, title: `phone not reachable (${where})`, detail: [reason(error)] };
+    return { ok: false, title: phoneTrouble(error, where), detail: [reason(error)] };
+  }
+}
+
+/** The phone check's headline when it fails: the situation adb reported, in a few words. */
+function phoneTrouble(error: unknown, where: string): string {
+  if (!(error instanceof AdbError)) return `phone not reachable (${where})`;
+  const listed = error.attached?.map((d) => `${d.serial} (${d.state})`).join(", ");
+  switch (error.code) {
+    case "MULTIPLE_DEVICES":
+      return error.trouble?.serial === undefined
+        ? `more than one phone attached${listed ? `: ${listed}` : ""}`
+        : `more than one phone answers to ${where}`;
+    case "UNAUTHORIZED":
+      return `phone not authorized (${where})`;
+    default:
+      return `phone not reachable (${where})`;
+  }
+}
+
+/**
+ * Whether ADB Keyboard is installed: without it phone_type types printable ASCII only
+ * (adb_keyboard.ts). Information, never a failure.
+ */
+async function checkKeyboard(device: Device): Promise<Check> {
+  const install =
+    `install it once: download the APK from ${ADB_KEYBOARD_RELEASES} and run "adb install ADBKeyboard.apk" (nothing to enable: phone_type selects it for each such call and puts the current keyboard back)`;
+  try {
+    const out = await device.run(imeStateCommand(), { action: "read the input methods" });
+    const state = parseImeState(out.text);
+    if (state === null) {
+      return {
+        ok: true,
+        info: true,
+        title: "ADB Keyboard unknown: the input method list was unreadable",
+        detail: [`"ime list" answered: ${excerpt(out.text, 120)}`],
+      };
+    }
+    return state.installed
+      ? {
+        ok: true,
+        info: true,
+        title: "ADB Keyboard installed: phone_type types any text",
+        detail: [
+          "phone-eye selects it for each non-ASCII phone_type and puts the current one back",
+        ],
+      }
+      : {
+        ok: true,
+        info: true,
+        title: "ADB Keyboard not installed: typing is ASCII only",
+        detail: [`phone_type refuses other characters; to type any language, ${install}`],
+      };
+  } catch (error) {
+    return {
+      ok: true,
+      info: true,
+      title: "ADB Keyboard not checked",
+      detail: [reason(error)],
+    };
   }
 }
 
@@ -242,23 +327,43 @@ function shotsPolicy(config: Config, usable: boolean): Check {
   };
 }
 
+/** The phone, then, once it answers, its keyboard. */
+async function checkPhoneAndKeyboard(device: Device): Promise<[Check, Check | null]> {
+  const phone = await checkPhone(device);
+  return [phone, phone.ok ? await checkKeyboard(device) : null];
+}
+
 /** Runs every check; the phone and vision checks run at once since they are independent. */
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
   const adb = await checkAdb(deps.device);
-  const [phone, vision] = await Promise.all([
-    adb.ok ? checkPhone(deps.device) : Promise.resolve<Check>({
+  const [[phone, keyboard], vision] = await Promise.all([
+    adb.ok ? checkPhoneAndKeyboard(deps.device) : Promise.resolve<[Check, null]>([{
       ok: false,
       title: "phone not checked",
       detail: ["adb must work first"],
-    }),
+    }, null]),
     checkVision(deps.vision, deps.config),
   ]);
   const { shotsUsable, ...permissions } = await checkPermissions(deps);
-  return [adb, phone, vision, permissions, shotsPolicy(deps.config, shotsUsable)];
+  const gated = (check: Check, gate: ExitGate): Check => ({ ...check, gate });
+  return [
+    gated(adb, "adb"),
+    gated(phone, "the phone"),
+    ...(keyboard === null ? [] : [keyboard]),
+    gated(vision, "the vision route (when one is configured)"),
+    gated(permissions, "the permissions"),
+    gated(
+      shotsPolicy(deps.config, shotsUsable),
+      "the screenshot folder (when PHONE_EYE_SHOTS is set)",
+    ),
+  ];
 }
 
 export function formatChecks(checks: Check[]): string {
   return checks.map((c) =>
-    [`[${c.ok ? "ok" : "FAIL"}] ${c.title}`, ...c.detail.map((d) => `       ${d}`)].join("\n")
+    [
+      `[${c.info ? "info" : c.ok ? "ok" : "FAIL"}] ${c.title}`,
+      ...c.detail.map((d) => `       ${d}`),
+    ].join("\n")
   ).join("\n");
 }

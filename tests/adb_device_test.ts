@@ -321,7 +321,9 @@ Deno.test({
       "NO_DEVICE",
       /USB debugging.*adb connect <phone-ip>:5555/,
     );
-    assert.equal(adb.calls.length, 1);
+    // The command, then `adb devices` for the message: no connect, no second attempt.
+    assert.equal(adb.calls.length, 2);
+    assert.equal(adb.calls[1], "devices");
   },
 });
 
@@ -340,7 +342,7 @@ Deno.test({
     await rejectsWith(
       device.run(tapCommand(1, 1), { action: "tap" }),
       "MULTIPLE_DEVICES",
-      /ANDROID_SERIAL.*Attached: emulator-5554 \(device\), 192\.168\.1\.7:5555 \(offline\)/,
+      /no serial was chosen; adb sees: emulator-5554 \(device\), 192\.168\.1\.7:5555 \(offline\); .*set ANDROID_SERIAL/,
     );
   },
 });
@@ -462,5 +464,62 @@ Deno.test({
     );
     await runInput(device, tapCommand(1, 2), "tap"); // prints nothing: it worked
     assert.deepEqual(adb.sent, ["input keyevent 3", "input tap 1 2"]);
+  },
+});
+
+Deno.test({
+  name:
+    "a device error reads adb devices once, with the adb timeout; when that fails the list goes unsaid",
+  permissions: "none",
+  async fn() {
+    const notFound = exited(1, "", "error: device 'R58M123ABC' not found\n");
+    const listed = fakeAdb([
+      [/input/, notFound],
+      [/^devices$/, exited(0, "List of devices attached\nR58M123ABD\tdevice\n\n")],
+    ]);
+    const device = createDevice({ run: listed.run, serial: "R58M123ABC", timeoutMs: 1234 });
+    await rejectsWith(
+      device.run(tapCommand(1, 1), { action: "tap" }),
+      "NO_DEVICE",
+      /^Cannot tap: no Android device reachable at R58M123ABC; adb sees: R58M123ABD \(device\); if "R58M123ABC" is a typo, set ANDROID_SERIAL/,
+    );
+    assert.deepEqual(listed.calls.slice(1), ["devices"]);
+    assert.deepEqual(listed.limits[1], { timeoutMs: 1234, output: "text" });
+
+    for (const failure of [timedOut(1234), exited(1, "", "error: cannot connect to daemon\n")]) {
+      const broken = fakeAdb([[/input/, notFound], [/^devices$/, failure]]);
+      const alone = createDevice({ run: broken.run, serial: "R58M123ABC", timeoutMs: 1234 });
+      await rejectsWith(
+        alone.run(tapCommand(1, 1), { action: "tap" }),
+        "NO_DEVICE",
+        /^Cannot tap: no Android device reachable at R58M123ABC; plug the phone in by USB/,
+      );
+      assert.equal(broken.calls.filter((c) => c === "devices").length, 1);
+    }
+
+    // A success, or an error that is not about the device, never reads the list.
+    const quiet = fakeAdb([[/input keyevent/, exited(1, "", "error: closed\n")]]);
+    const usb = createDevice({ run: quiet.run, serial: undefined, timeoutMs: 1234 });
+    await usb.run(tapCommand(1, 1), { action: "tap" });
+    await rejectsWith(usb.run(keyeventCommand(3), { action: "press a key" }), "TRANSPORT");
+    assert.ok(!quiet.calls.includes("devices"), quiet.calls.join("\n"));
+  },
+});
+
+Deno.test({
+  name: "a Wi-Fi serial that cannot be revived names what adb sees after the failed connect",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/input/, exited(1, "", "error: device '192.0.2.9:5555' not found\n")],
+      [/^connect /, exited(0, "failed to connect to '192.0.2.9:5555': Connection refused\n")],
+      [/^devices$/, exited(0, "List of devices attached\n192.0.2.8:5555\tdevice\n\n")],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
+    await rejectsWith(
+      device.run(keyeventCommand(3), { action: "press a key" }),
+      "NO_DEVICE",
+      /no Android device reachable at 192\.0\.2\.9:5555 \(failed to connect to '192\.0\.2\.9:5555': Connection refused\); adb sees: 192\.0\.2\.8:5555 \(device\); if "192\.0\.2\.9:5555" is a typo, .*then run "adb connect 192\.0\.2\.9:5555"/,
+    );
   },
 });

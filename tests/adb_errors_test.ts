@@ -5,7 +5,15 @@
 import assert from "node:assert/strict";
 import { screencapPngCommand, tapCommand } from "../lib/adb/commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
-import { AdbError, type AdbErrorCode, classifyAdbFailure } from "../lib/adb/errors.ts";
+import { parseAdbDevices } from "../lib/adb/attached.ts";
+import {
+  AdbError,
+  type AdbErrorCode,
+  adbSees,
+  classifyAdbFailure,
+  describeTrouble,
+  withAttached,
+} from "../lib/adb/errors.ts";
 import type { AdbOutcome } from "../lib/adb/runner.ts";
 import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 
@@ -176,5 +184,159 @@ Deno.test({
     assert.equal(shot.text, "PNG-whole-IEND");
     assert.equal(adb.sent.filter((c) => c === "input tap 1 2").length, 1);
     assert.equal(adb.sent.filter((c) => c === "screencap -p").length, 2);
+  },
+});
+
+const seen = (...lines: Array<[string, string]>) =>
+  lines.map(([serial, state]) => ({ serial, state }));
+
+Deno.test({
+  name: "a device error names what adb sees, so a mistyped serial stands beside the right one",
+  permissions: "none",
+  fn() {
+    const notFound = classifyAdbFailure(
+      exited(1, "", "error: device 'R58M123ABC' not found\n"),
+      { action: "tap", serial: "R58M123ABC", command: "shell input tap 1 2", acts: false },
+    );
+    assert.ok(!notFound.ok && notFound.error.trouble !== undefined);
+    // Without the list (not read yet, or `adb devices` failed): nothing is said about it.
+    assert.doesNotMatch(notFound.error.message, /adb sees/);
+    const attached = seen(["R58M123ABD", "device"], ["192.168.1.20:5555", "offline"]);
+    const named = withAttached(notFound.error, attached);
+    assert.equal(named.code, "NO_DEVICE");
+    assert.deepEqual(named.attached, attached);
+    assert.equal(
+      named.message,
+      'Cannot tap: no Android device reachable at R58M123ABC; adb sees: R58M123ABD (device), 192.168.1.20:5555 (offline); if "R58M123ABC" is a typo, set ANDROID_SERIAL (or --serial) to one of those; otherwise plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address',
+    );
+    assert.equal(
+      describeTrouble(notFound.error.trouble, []),
+      'Cannot tap: no Android device reachable at R58M123ABC; adb sees no device; plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address',
+    );
+  },
+});
+
+Deno.test({
+  name: "every kind of device error takes the list: none, offline, unauthorized, more than one",
+  permissions: "none",
+  fn() {
+    const ctx = (serial: string | undefined) => ({
+      action: "press a key",
+      serial,
+      command: "shell input keyevent 3",
+      acts: false,
+    });
+    const cases: Array<{
+      stderr: string;
+      serial: string | undefined;
+      attached: ReturnType<typeof seen>;
+      code: AdbErrorCode;
+      says: RegExp;
+    }> = [
+      {
+        stderr: "error: no devices/emulators found\n",
+        serial: undefined,
+        attached: [],
+        code: "NO_DEVICE",
+        says:
+          /^Cannot press a key: no Android device reachable; adb sees no device; plug the phone/,
+      },
+      {
+        // The only phone is offline: it is named, with the way back.
+        stderr: "error: device offline\n",
+        serial: undefined,
+        attached: seen(["192.168.1.20:5555", "offline"]),
+        code: "NO_DEVICE",
+        says:
+          /no Android device reachable; adb sees: 192\.168\.1\.20:5555 \(offline\); an offline phone usually comes back after "adb reconnect offline"/,
+      },
+      {
+        stderr: "adb: device offline\n",
+        serial: "emulator-5554",
+        attached: seen(["emulator-5554", "offline"], ["R58M123ABD", "device"]),
+        code: "NO_DEVICE",
+        says:
+          /at emulator-5554; adb sees: emulator-5554 \(offline\), R58M123ABD \(device\); an offline phone usually comes back after "adb reconnect offline" or replugging its cable; plug/,
+      },
+      {
+        stderr: UNAUTHORIZED_LINES("error: "),
+        serial: "R58M123ABD",
+        attached: seen(["R58M123ABD", "unauthorized"]),
+        code: "UNAUTHORIZED",
+        says:
+          /the phone at R58M123ABD has not authorized this computer; adb sees: R58M123ABD \(unauthorized\); unlock it/,
+      },
+      {
+        stderr: "error: more than one device/emulator\n",
+        serial: undefined,
+        attached: seen(["R58M123ABD", "device"], ["192.168.1.20:5555", "device"]),
+        code: "MULTIPLE_DEVICES",
+        says:
+          /no serial was chosen; adb sees: R58M123ABD \(device\), 192\.168\.1\.20:5555 \(device\); set ANDROID_SERIAL/,
+      },
+    ];
+    for (const c of cases) {
+      const result = classifyAdbFailure(exited(1, "", c.stderr), ctx(c.serial));
+      assert.ok(!result.ok, c.stderr);
+      const named = withAttached(result.error, c.attached);
+      assert.equal(named.code, c.code);
+      assert.match(named.message, c.says);
+      assert.doesNotMatch(named.message, /typo/, "the serial is listed, or none was given");
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a long list is cut with a count, and errors that are not about the device are kept as they are",
+  permissions: "none",
+  fn() {
+    const many = Array.from(
+      { length: 11 },
+      (_, i) => ({ serial: `emulator-${5554 + 2 * i}`, state: "device" }),
+    );
+    assert.equal(
+      adbSees(many),
+      `adb sees: ${many.slice(0, 8).map((d) => `${d.serial} (device)`).join(", ")} and 3 more`,
+    );
+    const closed = classifyAdbFailure(exited(1, "", "error: closed\n"), {
+      action: "tap",
+      serial: WIFI,
+      command: "shell input tap 1 2",
+      acts: true,
+    });
+    assert.ok(!closed.ok);
+    assert.equal(closed.error.trouble, undefined);
+    assert.equal(withAttached(closed.error, many), closed.error);
+  },
+});
+
+Deno.test({
+  name: "adb devices is read only from its header on, and anything else is no list at all",
+  permissions: "none",
+  fn() {
+    assert.deepEqual(
+      parseAdbDevices(
+        "* daemon not running; starting now at tcp:5037\n* daemon started successfully\nList of devices attached\nR58M123ABD\tdevice\n192.168.1.20:5555\toffline\nemulator-5554\tunauthorized\n\n",
+      ),
+      seen(["R58M123ABD", "device"], ["192.168.1.20:5555", "offline"], [
+        "emulator-5554",
+        "unauthorized",
+      ]),
+    );
+    assert.deepEqual(parseAdbDevices("List of devices attached\r\n\r\n"), []);
+    // A USB phone the user may not open: the state is the rest of the line, cut for the message.
+    const [denied] = parseAdbDevices(
+      "List of devices attached\n0123456789ABCDEF\tno permissions (missing udev rules? user is in the plugdev group); see [http://developer.android.com/tools/device.html]\n",
+    )!;
+    assert.equal(denied?.serial, "0123456789ABCDEF");
+    assert.match(denied?.state ?? "", /^no permissions \(missing udev rules\? .{20,}…$/);
+    assert.equal(denied?.state.length, 80);
+    // A line with a control character is not a device adb listed: it is left out.
+    assert.deepEqual(
+      parseAdbDevices("List of devices attached\nR58M\x1b[31mX\tdevice\nR58M123ABD\tdevice\n"),
+      seen(["R58M123ABD", "device"]),
+    );
+    assert.equal(parseAdbDevices("adb: usage: unknown command devices\n"), null);
   },
 });

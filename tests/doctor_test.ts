@@ -4,11 +4,16 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
-import { VERSION } from "../lib/config.ts";
+import { createDevice } from "../lib/adb/device.ts";
+import { loadConfig, VERSION } from "../lib/config.ts";
+import { EXIT_GATES, exitStatusSentence, runDoctor } from "../lib/doctor.ts";
+import { createVision } from "../lib/vision/vision.ts";
 import { permissionFlags, readPermissionSet, withShotsDir } from "../scripts/permissions.ts";
 import { planCompile } from "../scripts/compile.ts";
 import { denoDir } from "./helpers/phone_eye.ts";
+import { fakeAdb } from "./helpers/fake_adb.ts";
 import { closing, startRig, tempDir } from "./helpers/rig.ts";
+import type { SimPhone } from "./sim/sim_phone.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -57,8 +62,12 @@ function netReport(stdout: string): { granted: string[]; revoked: string[] } {
   return { granted, revoked };
 }
 
-/** The title line of each check, "[ok] …" or "[FAIL] …". */
-const titles = (stdout: string) => stdout.split("\n").filter((line) => /^\[(ok|FAIL)\]/.test(line));
+/** The title line of each check, "[ok] …", "[FAIL] …" or "[info] …". */
+const titles = (stdout: string) =>
+  stdout.split("\n").filter((line) => /^\[(ok|FAIL|info)\]/.test(line));
+
+/** The ADB Keyboard line of a simulated phone without it (the sim's default). */
+const NO_KEYBOARD = "[info] ADB Keyboard not installed: typing is ASCII only";
 
 Deno.test("--help and --version exit 0, and an unknown flag exits 2 naming the flags on stderr", async () => {
   const cache = await denoDir();
@@ -130,6 +139,7 @@ Deno.test("--doctor under the full production set: all green, then each failure 
       assert.deepEqual(titles(green.stdout), [
         "[ok] adb found",
         `[ok] phone reachable (${sim.serial})`,
+        NO_KEYBOARD,
         `[ok] vision answers (direct route, http://127.0.0.1:${vision.port})`,
         "[ok] permissions as intended",
         "[ok] screenshots stay in memory",
@@ -166,6 +176,7 @@ Deno.test("--doctor under the full production set: all green, then each failure 
       assert.deepEqual(titles(noVision.stdout), [
         "[ok] adb found",
         `[ok] phone reachable (${sim.serial})`,
+        NO_KEYBOARD,
         "[ok] vision not configured (optional)",
         "[ok] permissions as intended",
         "[ok] screenshots stay in memory",
@@ -220,6 +231,8 @@ Deno.test("--doctor under the full production set: all green, then each failure 
         noPhone.stdout.includes(`adb connect ${serial}`),
       noPhone.stdout,
     );
+    // The phone adb does see is named, in case the address was mistyped.
+    assert.ok(noPhone.stdout.includes(`adb sees: ${sim.serial} (device)`), noPhone.stdout);
   });
 
   await t.step(
@@ -253,7 +266,7 @@ Deno.test("--doctor under the full production set: all green, then each failure 
 
   await t.step("a shots folder the build does not grant: exit 1 with the build command", () => {
     assert.equal(shotsRefused.code, 1);
-    assert.deepEqual(titles(shotsRefused.stdout).slice(3), [
+    assert.deepEqual(titles(shotsRefused.stdout).slice(4), [
       "[FAIL] permissions differ from the intended set",
       `[FAIL] screenshots not kept: ${shots} is refused`,
     ]);
@@ -265,6 +278,67 @@ Deno.test("--doctor under the full production set: all green, then each failure 
       shotsRefused.stdout,
     );
   });
+});
+
+Deno.test("--doctor with two phones: the headline says so and names both; a mistyped serial lists them; ADB Keyboard is information", async (t) => {
+  const cache = await denoDir();
+  await using rig = await startRig({
+    phones: [{}, { adbKeyboard: true }],
+    serial: null,
+    phoneEye: false,
+  });
+  const [plain, keyboard] = rig.sims as [SimPhone, SimPhone];
+  const [both, typo, withKeyboard] = await Promise.all([
+    runMain(["--doctor"], { cache, env: rig.env }),
+    runMain(["--doctor"], { cache, env: { ...rig.env, ANDROID_SERIAL: "R58M123ABC" } }),
+    runMain(["--doctor"], { cache, env: { ...rig.env, ANDROID_SERIAL: keyboard.serial } }),
+  ]);
+  const listed = (stdout: string, pattern: RegExp) => pattern.exec(stdout)?.[1]?.split(", ").sort();
+  const pair = [plain, keyboard].map((sim) => `${sim.serial} (device)`).sort();
+
+  await t.step("no serial chosen: exit 1, headed 'more than one phone attached' with both", () => {
+    assert.equal(both.code, 1, both.stdout);
+    const headline = titles(both.stdout)[1] ?? "";
+    assert.deepEqual(listed(headline, /^\[FAIL\] more than one phone attached: (.*)$/), pair);
+    assert.match(both.stdout, /set ANDROID_SERIAL \(or start phone-eye with --serial\)/);
+    assert.doesNotMatch(both.stdout, /phone not reachable|ADB Keyboard/);
+  });
+
+  await t.step("a mistyped serial: not reachable, and the detail lists what adb sees", () => {
+    assert.equal(typo.code, 1, typo.stdout);
+    assert.equal(titles(typo.stdout)[1], "[FAIL] phone not reachable (R58M123ABC)");
+    assert.deepEqual(
+      listed(typo.stdout, /no Android device reachable at R58M123ABC; adb sees: (.*?); if/),
+      pair,
+    );
+  });
+
+  await t.step("the phone with ADB Keyboard: an [info] line saying so, and exit 0", () => {
+    assert.equal(withKeyboard.code, 0, withKeyboard.stdout);
+    assert.deepEqual(titles(withKeyboard.stdout).slice(1, 3), [
+      `[ok] phone reachable (${keyboard.serial})`,
+      "[info] ADB Keyboard installed: phone_type types any text",
+    ]);
+  });
+});
+
+Deno.test("the README says what the doctor's exit status depends on, in the words of EXIT_GATES", async () => {
+  const readme = await Deno.readTextFile(join(ROOT, "README.md"));
+  const flat = (text: string) => text.replace(/\s+/g, " ");
+  assert.ok(flat(readme).includes(exitStatusSentence()), exitStatusSentence());
+  // Every check the doctor runs is one of those gates, or information that never fails.
+  const config = loadConfig(() => undefined);
+  const checks = await runDoctor({
+    config,
+    device: createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 }),
+    vision: createVision(config.vision),
+    query: () => Promise.resolve(false),
+    build: { kind: "source", net: [] },
+  });
+  for (const check of checks) {
+    assert.ok(check.info === true ? check.ok && check.gate === undefined : check.gate, check.title);
+  }
+  assert.deepEqual(checks.flatMap((c) => c.gate ?? []), [...EXIT_GATES]);
 });
 
 /**
@@ -330,6 +404,7 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
     assert.deepEqual(titles(audited.stdout), [
       "[ok] adb found",
       `[ok] phone reachable (${sim.serial})`,
+      NO_KEYBOARD,
       `[ok] vision answers (direct route, http://${host})`,
       "[ok] permissions as intended",
       "[ok] screenshots stay in memory",
@@ -371,7 +446,9 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
       assert.doesNotMatch(example.stdout, /!!/);
       // Nothing listens at 192.168.1.50 here: only the vision call itself may fail.
       assert.ok(
-        lines.every((line) => line.startsWith("[ok]") || line.startsWith("[FAIL] vision")),
+        lines.every((line) =>
+          line.startsWith("[ok]") || line === NO_KEYBOARD || line.startsWith("[FAIL] vision")
+        ),
         example.stdout,
       );
     },

@@ -242,6 +242,45 @@ testThroughEach(
   },
 );
 
+testThroughEach(
+  clients,
+  "a mistyped serial with two phones attached names both, with their states",
+  async (_t, adb) => {
+    await using r = await startRig({ adbBinary: adb, phones: [{}, {}], serial: "R58M123ABC" });
+    const [first, second] = r.sims as [SimPhone, SimPhone];
+    const result = await r.call("phone_tap", { x: 1, y: 1 });
+    assert.equal(result.isError, true);
+    const text = textOf(result);
+    const listed = [first, second].map((sim) => `${sim.serial} (device)`).sort();
+    const seen = /; adb sees: (.*?); if "R58M123ABC" is a typo, set ANDROID_SERIAL/.exec(text);
+    assert.ok(text.startsWith("Cannot tap: no Android device reachable at R58M123ABC; "), text);
+    assert.deepEqual(seen?.[1]?.split(", ").sort(), listed, text);
+    assert.equal(first.toolCalls("input").length + second.toolCalls("input").length, 0);
+  },
+);
+
+testThroughEach(
+  clients,
+  "an offline phone is named as offline, with the way to bring it back",
+  async (_t, adb) => {
+    // No serial: adb's default device, so phone-eye does not reconnect it by itself.
+    await using r = await startRig({ adbBinary: adb, serial: null });
+    r.sim.faults.refuseConnections(60_000);
+    r.sim.faults.dropNow();
+    await r.adb.waitForState(r.sim.serial, "offline");
+    const result = await r.call("phone_key", { key: "home" });
+    assert.equal(result.isError, true);
+    assert.match(
+      textOf(result),
+      new RegExp(
+        `^Cannot press a key: no Android device reachable; adb sees: ${
+          r.sim.serial.replaceAll(".", "\\.")
+        } \\(offline\\); an offline phone usually comes back after "adb reconnect offline"`,
+      ),
+    );
+  },
+);
+
 Deno.test("without adb on PATH every verb says how to install it, and the server keeps serving", async () => {
   await using r = await startRig({ phones: [], adb: false, env: { PATH: "/nonexistent" } });
   for (const [name, args] of [["phone_tap", { x: 1, y: 1 }], ["phone_shot", {}]] as const) {

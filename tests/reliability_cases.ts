@@ -134,7 +134,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: {
       isError: true,
       says:
-        /more than one Android device .*set ANDROID_SERIAL .*Attached: 127\.0\.0\.1:\d+ \(device\), 127\.0\.0\.1:\d+ \(device\)/,
+        /more than one Android device .*adb sees: 127\.0\.0\.1:\d+ \(device\), 127\.0\.0\.1:\d+ \(device\); set ANDROID_SERIAL /,
       ran: { tool: "input", times: 0 },
     },
   },

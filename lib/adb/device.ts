@@ -15,6 +15,7 @@ import {
   isNetworkSerial,
   mayHaveHappened,
 } from "./errors.ts";
+import { namingAttached } from "./attached.ts";
 import { readExitMarker, withExitMarker } from "./exit_marker.ts";
 import type { AdbOutcome, RunAdb } from "./runner.ts";
 
@@ -165,15 +166,6 @@ export function createDevice(options: DeviceOptions): Device {
 
   const hostLimits = { timeoutMs, output: "text" } as const;
 
-  async function listSerials(): Promise<string[]> {
-    const outcome = await run(["devices"], hostLimits);
-    if (outcome.kind !== "exited") return [];
-    return decode(outcome.stdout).split(/\r?\n/).slice(1)
-      .map((line) => line.trim().split(/\s+/))
-      .filter((cols) => cols.length >= 2 && cols[0])
-      .map((cols) => `${cols[0]} (${cols[1]})`);
-  }
-
   /**
    * Revives a Wi-Fi device. A device that blipped stays "offline", and `adb connect` then answers
    * "already connected" without reviving it (connect_device's EALREADY branch,
@@ -260,26 +252,20 @@ export function createDevice(options: DeviceOptions): Device {
       if (second.ok) return output(second);
       throw second.error;
     }
-    if (error.code === "MULTIPLE_DEVICES") {
-      const serials = await listSerials();
-      if (serials.length > 0) {
-        throw new AdbError(
-          "MULTIPLE_DEVICES",
-          `${error.message}. Attached: ${serials.join(", ")}`,
-          { cause: error },
-        );
-      }
-    }
     throw error;
   }
+
+  /** runOnce, with a device error's message naming what adb sees (attached.ts). */
+  const runNaming = (command: DeviceCommand, opts: RunOptions) =>
+    namingAttached(runOnce(command, opts), run, timeoutMs);
 
   return {
     serial,
     quirks: { ttyDumpRefused: false },
-    run: runOnce,
+    run: runNaming,
     async screenSize(action) {
       if (size) return size;
-      const out = await runOnce(wmSizeCommand(), { action });
+      const out = await runNaming(wmSizeCommand(), { action });
       const parsed = parseWmSize(out.text);
       if (!parsed) {
         throw new AdbError(

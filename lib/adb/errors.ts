@@ -21,9 +21,105 @@ export type AdbErrorCode =
   | "TRANSPORT"
   | "COMMAND_FAILED";
 
+/** One line of `adb devices`: a serial and its state ("device", "offline", "unauthorized", …). */
+export interface AttachedDevice {
+  serial: string;
+  state: string;
+}
+
+/**
+ * A device error's parts, kept as data so the message can be written again once phone-eye knows
+ * what adb sees (lib/adb/attached.ts reads `adb devices` on that failure path only).
+ */
+export interface DeviceTrouble {
+  action: string;
+  /** The serial in use, or undefined for adb's default device. */
+  serial: string | undefined;
+  /** What failed and the state: "no Android device reachable at X". */
+  what: string;
+  /** What to do. */
+  fix: string;
+  /** Worded with mayHaveHappened: an acting command may have reached the phone. */
+  uncertain: boolean;
+  /**
+   * adb found no usable device for the call (none, not found, offline, still connecting), so a
+   * listed serial may be the one meant (a typo), or the listed one may need reviving.
+   */
+  missing: boolean;
+}
+
+export interface AdbErrorOptions extends ErrorOptions {
+  /** Set on device errors (no device, offline, unauthorized, more than one). */
+  trouble?: DeviceTrouble;
+  /** What `adb devices` listed when the error was written; undefined when it was not read. */
+  attached?: readonly AttachedDevice[];
+}
+
 /** The one error type of the adb layer: tests assert `code`, agents read `message`. */
 export class AdbError extends AgentError<AdbErrorCode> {
   override name = "AdbError";
+  readonly trouble: DeviceTrouble | undefined;
+  readonly attached: readonly AttachedDevice[] | undefined;
+  constructor(code: AdbErrorCode, message: string, options?: AdbErrorOptions) {
+    const { trouble, attached, ...rest } = options ?? {};
+    super(code, message, options === undefined ? undefined : rest);
+    this.trouble = trouble;
+    this.attached = attached;
+  }
+}
+
+/** How many attached devices a message names before it says how many more there are. */
+const LISTED_MAX = 8;
+
+/** What adb sees, for a message: "adb sees: A (device), B (offline)" or "adb sees no device". */
+export function adbSees(attached: readonly AttachedDevice[]): string {
+  if (attached.length === 0) return "adb sees no device";
+  const named = attached.slice(0, LISTED_MAX).map((d) => `${d.serial} (${d.state})`);
+  const more = attached.length - named.length;
+  return `adb sees: ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/**
+ * A device error's message, naming what adb sees when `attached` is known, so a mistyped serial
+ * stands beside the right one. Without `attached` (not read, or `adb devices` itself failed) the
+ * message says nothing about the list.
+ */
+export function describeTrouble(
+  trouble: DeviceTrouble,
+  attached?: readonly AttachedDevice[],
+): string {
+  const { action, serial } = trouble;
+  let what = trouble.what;
+  let fix = trouble.fix;
+  if (attached !== undefined) {
+    what = `${what}; ${adbSees(attached)}`;
+    const target = attached.find((d) => d.serial === serial);
+    if (trouble.missing && serial !== undefined && target === undefined && attached.length) {
+      fix =
+        `if "${serial}" is a typo, set ANDROID_SERIAL (or --serial) to one of those; otherwise ${fix}`;
+    }
+    const offline = serial === undefined
+      ? attached.some((d) => d.state === "offline")
+      : target?.state === "offline";
+    if (trouble.missing && offline) {
+      // adb's help: "reconnect offline: reset offline/unauthorized devices to force reconnect".
+      fix =
+        `an offline phone usually comes back after "adb reconnect offline" or replugging its cable; ${fix}`;
+    }
+  }
+  return trouble.uncertain
+    ? mayHaveHappened(action, what, fix)
+    : `Cannot ${action}: ${what}; ${fix}`;
+}
+
+/** The same device error, its message now naming what adb sees. */
+export function withAttached(error: AdbError, attached: readonly AttachedDevice[]): AdbError {
+  if (error.trouble === undefined) return error;
+  return new AdbError(error.code, describeTrouble(error.trouble, attached), {
+    cause: error,
+    trouble: error.trouble,
+    attached,
+  });
 }
 
 /** What an adb run gave: its output, or the error an agent can act on. Never both, never neither. */
@@ -82,10 +178,12 @@ function connectHint(serial: string | undefined): string {
     : `plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address`;
 }
 
-function unauthorizedMessage(ctx: AdbCallContext): string {
-  return `Cannot ${ctx.action}: the phone${
-    where(ctx.serial)
-  } has not authorized this computer; unlock it and accept the "Allow USB debugging?" prompt, then call the tool again`;
+function unauthorizedParts(ctx: { serial: string | undefined }) {
+  return {
+    what: `the phone${where(ctx.serial)} has not authorized this computer`,
+    fix: 'unlock it and accept the "Allow USB debugging?" prompt, then call the tool again',
+    uncertain: false,
+  };
 }
 
 /**
@@ -108,47 +206,61 @@ function unauthorizedMessage(ctx: AdbCallContext): string {
 const KNOWN_TEXTS: ReadonlyArray<{
   pattern: RegExp;
   code: AdbErrorCode;
-  message: (ctx: AdbCallContext) => string;
+  /** The message's parts; a device error keeps them, so what adb sees can be added later. */
+  parts: (ctx: AdbCallContext) => Pick<DeviceTrouble, "what" | "fix" | "uncertain">;
+  device: boolean;
+  missing?: boolean;
 }> = [
   {
     pattern: /more than one (device|emulator)/i,
     code: "MULTIPLE_DEVICES",
-    message: (ctx) =>
+    device: true,
+    parts: (ctx) =>
       ctx.serial === undefined
-        ? `Cannot ${ctx.action}: more than one Android device is attached and no serial was chosen; set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive — one phone-eye process drives one phone`
-        : `Cannot ${ctx.action}: more than one Android device answers to "${ctx.serial}" (adb also matches -s against model:, product: and device: names, and a phone can be attached twice, by USB and Wi-Fi); set ANDROID_SERIAL (or --serial) to one exact serial from "adb devices"`,
+        ? {
+          what: "more than one Android device is attached and no serial was chosen",
+          fix:
+            "set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive — one phone-eye process drives one phone",
+          uncertain: false,
+        }
+        : {
+          what:
+            `more than one Android device answers to "${ctx.serial}" (adb also matches -s against model:, product: and device: names, and a phone can be attached twice, by USB and Wi-Fi)`,
+          fix: 'set ANDROID_SERIAL (or --serial) to one exact serial from "adb devices"',
+          uncertain: false,
+        },
   },
   {
     // "device still authorizing": the key exchange has started but the phone has not answered
     // the prompt yet (acquire_one_transport, same file).
     pattern: /device unauthorized|device still authorizing/i,
     code: "UNAUTHORIZED",
-    message: unauthorizedMessage,
+    device: true,
+    parts: unauthorizedParts,
   },
   {
     pattern:
       /no devices\/emulators found|device '[^']*' not found|device offline|device still connecting|no devices found|device not found/i,
     code: "NO_DEVICE",
-    message: (ctx) =>
-      `Cannot ${ctx.action}: no Android device reachable${where(ctx.serial)}; ${
-        connectHint(ctx.serial)
-      }`,
+    device: true,
+    missing: true,
+    parts: (ctx) => ({
+      what: `no Android device reachable${where(ctx.serial)}`,
+      fix: connectHint(ctx.serial),
+      uncertain: false,
+    }),
   },
   {
     // adb 34.0.5 still says "error: closed" for `adb shell` too; "adb: " is accepted in case a
     // later client moves it to the new prefix like the others.
     pattern: /^(adb|error): (closed|protocol fault|connection reset)|\bdevice disconnected\b/im,
     code: "TRANSPORT",
-    message: (ctx) =>
-      ctx.acts
-        ? mayHaveHappened(
-          ctx.action,
-          `the link to the phone${where(ctx.serial)} broke during the call`,
-          connectHint(ctx.serial),
-        )
-        : `Cannot ${ctx.action}: the link to the phone${where(ctx.serial)} broke during the call; ${
-          connectHint(ctx.serial)
-        }`,
+    device: false,
+    parts: (ctx) => ({
+      what: `the link to the phone${where(ctx.serial)} broke during the call`,
+      fix: connectHint(ctx.serial),
+      uncertain: ctx.acts,
+    }),
   },
 ];
 
@@ -284,7 +396,20 @@ export function classifyExitStatus(
   const { stdout, stderr } = output;
   for (const known of KNOWN_TEXTS) {
     if (known.pattern.test(stderr) && (status !== 0 || /^(adb: )?error:/im.test(stderr))) {
-      return failed(known.code, known.message(ctx));
+      const trouble: DeviceTrouble = {
+        action: ctx.action,
+        serial: ctx.serial,
+        missing: known.missing ?? false,
+        ...known.parts(ctx),
+      };
+      return {
+        ok: false,
+        error: new AdbError(
+          known.code,
+          describeTrouble(trouble),
+          known.device ? { trouble } : undefined,
+        ),
+      };
     }
   }
   if (status !== 0) {
@@ -328,16 +453,18 @@ export function connectFailure(
     ? `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`
     : "";
   if (outcome.kind === "exited" && /\bfailed to authenticate\b/i.test(said)) {
-    return new AdbError(
-      "UNAUTHORIZED",
-      uncertain
-        ? mayHaveHappened(
-          action,
+    const trouble: DeviceTrouble = uncertain
+      ? {
+        action,
+        serial,
+        what:
           `the link to ${serial} broke during the call, and on reconnecting the phone has not authorized this computer`,
-          'unlock it and accept the "Allow USB debugging?" prompt',
-        )
-        : unauthorizedMessage({ action, serial, command: `connect ${serial}`, acts: false }),
-    );
+        fix: 'unlock it and accept the "Allow USB debugging?" prompt',
+        uncertain: true,
+        missing: false,
+      }
+      : { action, serial, missing: false, ...unauthorizedParts({ serial }) };
+    return new AdbError("UNAUTHORIZED", describeTrouble(trouble), { trouble });
   }
   if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return null;
   const why = outcome.kind === "timeout"
@@ -347,15 +474,19 @@ export function connectFailure(
     : excerpt(said) || "adb connect failed";
   const fix =
     `check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${serial}"`;
+  const trouble: DeviceTrouble = {
+    action,
+    serial,
+    what: uncertain
+      ? `the link to ${serial} broke during the call and could not be revived (${why})`
+      : `no Android device reachable at ${serial} (${why})`,
+    fix,
+    uncertain,
+    missing: true,
+  };
   return new AdbError(
     "NO_DEVICE",
-    uncertain
-      ? mayHaveHappened(
-        action,
-        `the link to ${serial} broke during the call and could not be revived (${why})`,
-        fix,
-      )
-      : `Cannot ${action}: no Android device reachable at ${serial} (${why}); ${fix}`,
-    outcome.kind === "spawn-failed" ? { cause: outcome.error } : undefined,
+    describeTrouble(trouble),
+    outcome.kind === "spawn-failed" ? { cause: outcome.error, trouble } : { trouble },
   );
 }
