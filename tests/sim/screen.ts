@@ -1,7 +1,7 @@
 // The simulated phone's screen model: its apps, navigation state, the view tree of the current
 // screen, and how recorded tool calls (taps, swipes, text, keys, launches) change it. Pure.
 
-export type AppName = "home" | "notes" | "settings" | "browser" | "camera";
+export type AppName = "home" | "notes" | "settings" | "browser" | "camera" | "gallery";
 
 export interface AppInfo {
   app: Exclude<AppName, "home">;
@@ -42,7 +42,17 @@ export const APPS: readonly AppInfo[] = [
     activity: "com.android.camera.CameraLauncher",
     color: 0x34a853,
   },
+  {
+    app: "gallery",
+    label: "Gallery",
+    pkg: "com.android.gallery3d",
+    activity: "com.android.gallery3d.app.GalleryActivity",
+    color: 0x9c27b0,
+  },
 ];
+
+/** What the Notes app's Save button confirms with, a few hundred ms after the tap on a phone. */
+export const SAVED_MESSAGE = "Saved";
 
 export const LAUNCHER = {
   pkg: "com.android.launcher3",
@@ -108,6 +118,15 @@ export interface ScreenState {
    * comes through accessibility, still shows it.
    */
   secureWindow: boolean;
+  /** What Notes last saved (its Save button); null before the first save. */
+  savedNote: string | null;
+  /** How many times Notes' Save was tapped: the sim starts its "Saved" snackbar on each. */
+  saves: number;
+  /**
+   * The snackbar Notes shows at the bottom of its window ("Saved"), null when none. The sim's
+   * motion (tests/sim/motion.ts) sets and clears it on its own clock after a save.
+   */
+  snackbar: string | null;
 }
 
 export function initialState(): ScreenState {
@@ -121,6 +140,9 @@ export function initialState(): ScreenState {
     overrideSize: null,
     overrideDensity: null,
     secureWindow: false,
+    savedNote: null,
+    saves: 0,
+    snackbar: null,
   };
 }
 
@@ -128,6 +150,7 @@ export type TapAction =
   | { kind: "open"; app: AppName }
   | { kind: "focusUrl" }
   | { kind: "clearNotes" }
+  | { kind: "saveNote" }
   | { kind: "shutter" };
 
 export type Bounds = [number, number, number, number];
@@ -159,6 +182,8 @@ export interface UiNode {
   ink?: number;
   /** Layout-only containers are dropped from `uiautomator dump --compressed`. */
   layoutOnly?: boolean;
+  /** Drawn as a photo (smooth colour plus sensor noise, seeded by this number). */
+  photo?: number;
 }
 
 type NodeSpec = Partial<UiNode> & { cls: string; bounds: Bounds };
@@ -313,6 +338,66 @@ export function layout(state: ScreenState, size: Size): UiNode {
           onTap: { kind: "clearNotes" },
           fill: 0xe37400,
           ink: 0xffffff,
+        }),
+        mk({
+          cls: "android.widget.Button",
+          id: "com.android.notes:id/save",
+          text: "Save",
+          bounds: [
+            w - px(680),
+            barBottom + px(80) + Math.round(h * 0.4),
+            w - px(380),
+            barBottom + px(230) + Math.round(h * 0.4),
+          ],
+          clickable: true,
+          focusable: true,
+          onTap: { kind: "saveNote" },
+          fill: 0x188038,
+          ink: 0xffffff,
+        }),
+      );
+      if (state.snackbar !== null) {
+        // A Snackbar lives in the app's own window, so `uiautomator dump` (the active window's
+        // root only) shows it; a Toast is a window of its own that the dump leaves out.
+        const bottom = h - navBar - px(40);
+        const bar = mk({
+          cls: "android.widget.LinearLayout",
+          id: "com.android.notes:id/snackbar",
+          bounds: [px(40), bottom - px(150), w - px(40), bottom],
+          fill: 0x323232,
+        });
+        bar.children.push(mk({
+          cls: "android.widget.TextView",
+          id: "com.android.notes:id/snackbar_text",
+          text: state.snackbar,
+          bounds: [px(80), bottom - px(120), w - px(80), bottom - px(30)],
+          ink: 0xffffff,
+        }));
+        content.children.push(bar);
+      }
+      break;
+    }
+    case "gallery": {
+      content.fill = 0x000000;
+      const barBottom = statusBar + px(170);
+      content.children.push(
+        mk({
+          cls: "android.widget.TextView",
+          id: "com.android.gallery3d:id/title",
+          text: "Gallery",
+          bounds: [0, statusBar, w, barBottom],
+          fill: 0x212121,
+          ink: 0xffffff,
+        }),
+        mk({
+          cls: "android.widget.ImageView",
+          id: "com.android.gallery3d:id/photo",
+          desc: "Photo: harbour at dusk",
+          bounds: [0, barBottom, w, h - navBar],
+          clickable: true,
+          focusable: true,
+          longClickable: true,
+          photo: 20260812,
         }),
       );
       break;
@@ -615,6 +700,10 @@ function tap(state: ScreenState, size: Size, x: number, y: number): void {
       return;
     case "clearNotes":
       state.notesText = "";
+      return;
+    case "saveNote":
+      state.savedNote = state.notesText;
+      state.saves += 1;
       return;
     case "shutter":
       state.photos += 1;
