@@ -1,5 +1,11 @@
 // The simulated phone's screen model: its apps, navigation state, the view tree of the current
 // screen, and how recorded tool calls (taps, swipes, text, keys, launches) change it. Pure.
+//
+// Apps: the launcher (an icon per app, tap opens it); Notes (a focused text field, Clear, Save:
+// Save records the note and counts a save, on which the sim's motion shows a "Saved" snackbar);
+// Settings (a scrolling list; tapping an item's row opens its page, back returns); Browser (URL
+// bar); Camera (shutter); Gallery (one photo filling the screen, drawn as a noisy photograph).
+// The bottom bar's left third is back, its middle home.
 
 export type AppName = "home" | "notes" | "settings" | "browser" | "camera" | "gallery";
 
@@ -118,6 +124,8 @@ export interface ScreenState {
    * comes through accessibility, still shows it.
    */
   secureWindow: boolean;
+  /** The Settings item whose page is open (a tap on its row), null on the list. */
+  settingsPage: string | null;
   /** What Notes last saved (its Save button); null before the first save. */
   savedNote: string | null;
   /** How many times Notes' Save was tapped: the sim starts its "Saved" snackbar on each. */
@@ -140,6 +148,7 @@ export function initialState(): ScreenState {
     overrideSize: null,
     overrideDensity: null,
     secureWindow: false,
+    settingsPage: null,
     savedNote: null,
     saves: 0,
     snackbar: null,
@@ -151,6 +160,7 @@ export type TapAction =
   | { kind: "focusUrl" }
   | { kind: "clearNotes" }
   | { kind: "saveNote" }
+  | { kind: "openSetting"; title: string }
   | { kind: "shutter" };
 
 export type Bounds = [number, number, number, number];
@@ -404,6 +414,27 @@ export function layout(state: ScreenState, size: Size): UiNode {
     }
     case "settings": {
       content.fill = 0xf8f9fa;
+      if (state.settingsPage !== null) {
+        // An item's page: its title and summary; back returns to the list.
+        const item = SETTINGS_ITEMS.find(([t]) => t === state.settingsPage);
+        content.children.push(
+          mk({
+            cls: "android.widget.TextView",
+            id: "com.android.settings:id/collapsing_toolbar_title",
+            text: state.settingsPage,
+            bounds: [px(60), statusBar + px(60), w - px(60), statusBar + px(200)],
+            ink: 0x202124,
+          }),
+          mk({
+            cls: "android.widget.TextView",
+            id: "android:id/summary",
+            text: item?.[1] ?? "",
+            bounds: [px(60), statusBar + px(260), w - px(60), statusBar + px(320)],
+            ink: 0x5f6368,
+          }),
+        );
+        break;
+      }
       const g = settingsGeometry(size);
       content.children.push(mk({
         cls: "android.widget.TextView",
@@ -430,6 +461,7 @@ export function layout(state: ScreenState, size: Size): UiNode {
           bounds: [0, clip(y1), w, clip(y2)],
           clickable: true,
           focusable: true,
+          onTap: { kind: "openSetting", title },
           fill: i % 2 === 0 ? 0xffffff : 0xf1f3f4,
         });
         const titleTop = y1 + px(50);
@@ -641,7 +673,10 @@ function normalizeUrl(text: string): string {
 export function openApp(state: ScreenState, app: AppName, data?: string): void {
   state.app = app;
   state.urlDraft = null;
-  if (app === "settings") state.scroll = 0;
+  if (app === "settings") {
+    state.scroll = 0;
+    state.settingsPage = null;
+  }
   if (app === "browser" && data) state.url = data;
 }
 
@@ -653,6 +688,7 @@ function pressKey(state: ScreenState, code: number): void {
       return;
     case 4: // BACK
       if (state.app === "browser" && state.urlDraft !== null) state.urlDraft = null;
+      else if (state.app === "settings" && state.settingsPage !== null) state.settingsPage = null;
       else state.app = "home";
       return;
     case 66: // ENTER
@@ -701,6 +737,9 @@ function tap(state: ScreenState, size: Size, x: number, y: number): void {
     case "clearNotes":
       state.notesText = "";
       return;
+    case "openSetting":
+      state.settingsPage = action.title;
+      return;
     case "saveNote":
       state.savedNote = state.notesText;
       state.saves += 1;
@@ -712,7 +751,7 @@ function tap(state: ScreenState, size: Size, x: number, y: number): void {
 }
 
 function swipe(state: ScreenState, size: Size, x1: number, y1: number, y2: number): void {
-  if (state.app !== "settings") return;
+  if (state.app !== "settings" || state.settingsPage !== null) return;
   const g = settingsGeometry(size);
   if (y1 < g.top || y1 >= g.bottom || x1 < 0 || x1 >= size.width) return;
   state.scroll = Math.min(g.maxScroll, Math.max(0, state.scroll + (y1 - y2)));

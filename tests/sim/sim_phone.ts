@@ -18,9 +18,18 @@
 // sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with
 // PATH=<fake tools>:/usr/bin:/bin; everything else is the host's real tools, on purpose, so an
 // injection payload really runs (see sim.marker).
-// Screens: home (Notes, Settings, Browser, Camera icons), Notes (focused text field), Settings
-// (scrolling list), Browser (URL bar), Camera; any of them may be a secure window
-// (setScreen({ secureWindow: true })). State changes apply when a command finishes.
+// Screens: home (Notes, Settings, Browser, Camera, Gallery icons), Notes (focused text field,
+// Clear, Save), Settings (scrolling list, each item opens its page), Browser (URL bar), Camera,
+// Gallery (a noisy photo: the agent's screenshot becomes a JPEG); any of them may be a secure
+// window (setScreen({ secureWindow: true })). State changes apply when a command finishes.
+// Motion (motion.ts): an app switch draws for `launch` ms (uiautomator: idle-state error, screencap:
+// half-drawn frame, dumpsys window: old focus, new mFocusedApp) and Notes' Save shows "Saved"
+// after `snackbarDelay` for `snackbar` ms; default all instant (the snackbar stays). Tests hold and
+// release each phase and await its events:
+//   const sim = await startSimPhone({ motion: { launch: "held" } });
+//   ... adb shell am start ...; sim.screen().launching -> "com.android.launcher3 -> ..."
+//   await sim.motion.release("launch"); await sim.motion.until("launch-end");
+// The keyboard: `dumpsys input_method` says mInputShown=true while a text field has focus.
 // Android version (androidVersion, default 14): the tools answer as that release does, per the
 // table in android.ts (input's errors, am's exit status, screenshots of secure windows).
 // Input methods: the phone's keyboard, plus ADB Keyboard with `adbKeyboard: true`; `ime` and
