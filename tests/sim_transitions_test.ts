@@ -9,6 +9,7 @@ import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
 import type { AdbHarness } from "./helpers/adb_harness.ts";
 import { startRig } from "./helpers/rig.ts";
 import { applyToolCall, initialState, layout, SETTINGS_ITEMS, type UiNode } from "./sim/screen.ts";
+import { Motion, type MotionSettings } from "./sim/motion.ts";
 
 async function withPhone(
   opts: SimPhoneOptions,
@@ -288,4 +289,109 @@ Deno.test("the Gallery's photo makes phone_shot send a JPEG; the launcher stays 
   // A real JPEG: SOI marker first.
   const bytes = Uint8Array.fromBase64(image?.data ?? "");
   assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+});
+
+/** Motion on a fake host whose timers fire when the test says: steps, not the clock. */
+function motionRig(settings: Partial<MotionSettings>) {
+  const state = initialState();
+  const timers = new Map<number, { ms: number; fire: () => void }>();
+  let next = 1;
+  let changes = 0;
+  const motion: Motion = new Motion({
+    state,
+    timer: (ms, fire) => {
+      const id = next++;
+      timers.set(id, { ms, fire });
+      return id as unknown as ReturnType<typeof setTimeout>;
+    },
+    cancel: (t) => void timers.delete(t as unknown as number),
+    changed: () => {
+      changes++;
+      motion.announce();
+      return Promise.resolve();
+    },
+  }, settings);
+  /** Fires the pending timers in order, as their time comes. */
+  const fireAll = () => {
+    const due = [...timers.entries()].sort((a, b) => a[1].ms - b[1].ms);
+    timers.clear();
+    for (const [, t] of due) t.fire();
+  };
+  /** Applies a tool call the way the phone does after a command. */
+  const act = (tool: string, argv: string[]) => {
+    const before = structuredClone(state);
+    applyToolCall(state, { width: 1080, height: 2400 }, tool, argv);
+    motion.afterCommand(before);
+    motion.announce();
+  };
+  return { state, motion, timers, fireAll, act, changes: () => changes };
+}
+
+Deno.test({
+  name: "motion: a switch during a switch keeps the first screen on display until the last ends",
+  permissions: "none",
+  fn() {
+    const r = motionRig({ launch: 300 });
+    r.act("@launch", ["com.android.notes", ""]);
+    assert.equal(r.motion.launching(), "com.android.launcher3 -> com.android.notes");
+    r.act("@launch", ["com.android.settings", ""]);
+    assert.equal(r.motion.launching(), "com.android.launcher3 -> com.android.settings");
+    assert.equal(r.timers.size, 1, "the first switch's timer was replaced");
+    r.fireAll();
+    assert.equal(r.motion.launching(), null);
+    assert.equal(r.motion.from, null);
+    assert.deepEqual(r.motion.events().map((e) => `${e.seq} ${e.kind} ${e.detail}`), [
+      "1 launch-start com.android.launcher3 -> com.android.notes",
+      "2 launch-start com.android.launcher3 -> com.android.settings",
+      "3 launch-end com.android.launcher3 -> com.android.settings",
+    ]);
+    assert.equal(r.changes(), 1, "the timer rewrote the files once");
+  },
+});
+
+Deno.test({
+  name: "motion: a second Save replaces the snackbar on screen and restarts its clock",
+  permissions: "none",
+  async fn() {
+    const r = motionRig({ snackbarDelay: 0, snackbar: 1500 });
+    // What a tap on Save does to the state (the screen model's saveNote), twice.
+    r.state.app = "notes";
+    r.state.saves = 1;
+    r.motion.afterCommand({ ...structuredClone(r.state), saves: 0 });
+    r.motion.announce();
+    assert.equal(r.state.snackbar, "Saved");
+    r.state.saves = 2;
+    r.motion.afterCommand({ ...structuredClone(r.state), saves: 1 });
+    r.motion.announce();
+    assert.equal(r.state.snackbar, "Saved");
+    assert.equal(r.timers.size, 1, "one snackbar clock");
+    const gone = r.motion.until("snackbar-gone", 2);
+    r.fireAll();
+    assert.equal(r.state.snackbar, null);
+    assert.equal((await gone).seq, 4);
+    assert.deepEqual(r.motion.events().map((e) => e.kind), [
+      "snackbar-shown",
+      "snackbar-gone",
+      "snackbar-shown",
+      "snackbar-gone",
+    ]);
+  },
+});
+
+Deno.test({
+  name:
+    "motion: until() counts past events, waits for future ones, and fails when the phone closes",
+  permissions: "none",
+  async fn() {
+    const r = motionRig({ launch: "held" });
+    r.act("@launch", ["com.android.notes", ""]);
+    assert.equal((await r.motion.until("launch-start")).seq, 1);
+    const end = r.motion.until("launch-end");
+    assert.equal(await r.motion.release("launch"), true);
+    assert.equal((await end).detail, "com.android.launcher3 -> com.android.notes");
+    const never = r.motion.until("launch-end", 2);
+    r.motion.close();
+    await assert.rejects(never, /sim closed before launch-end #2/);
+    assert.equal(await r.motion.release("snackbar"), false);
+  },
 });
