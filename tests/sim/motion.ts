@@ -19,6 +19,11 @@
 // that many such events happened, past ones included; events are announced only after the state
 // files show them, so a command run after until() resolves sees the new screen.
 //
+// A phase starts when the command that caused it finishes, since the sim applies a command's
+// tool calls then: `am start …; uiautomator dump` in one shell command still dumps the old screen
+// without any error, and the next command meets the phase. Taps during a switch act on the new
+// screen (input dispatch during animations is not modelled).
+//
 // On a phone, the dumper waits for one quiet second (up to ten) before giving the idle-state
 // error (DumpCommand: waitForIdle(1000, 10000),
 // https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java);
