@@ -575,7 +575,7 @@ Deno.test("services the phone does not offer are refused with error: closed", as
 
 Deno.test("deno task sim runs under the sim permission set and stops cleanly on SIGINT", async () => {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-P=sim", "--no-prompt", "tests/sim/main.ts", "--android", "10"],
+    args: ["run", "-P=sim", "--no-prompt", "tests/sim/main.ts", "--android", "10", "--port", "0"],
     cwd: new URL("..", import.meta.url),
     stdin: "null",
     stdout: "piped",
@@ -588,11 +588,11 @@ Deno.test("deno task sim runs under the sim permission set and stops cleanly on 
     if (done) break;
     text += value;
   }
-  const serial = /adb connect (127\.0\.0\.1:\d+)/.exec(text)?.[1];
+  const serial = /listening on (127\.0\.0\.1:\d+)/.exec(text)?.[1];
   const adb = await startAdbHarness();
   try {
     assert.ok(serial, `no serial in: ${text}`);
-    assert.match(text, new RegExp(`ANDROID_SERIAL=${serial} deno task start`));
+    assert.match(text, new RegExp(`claude mcp add phone-eye --env ANDROID_SERIAL=${serial} -- `));
     assert.match(text, /Android 10, shell_v2/);
     await adb.connect(serial);
     const sdk = await adb.adb("-s", serial, "shell", "getprop ro.build.version.sdk");

@@ -80,12 +80,51 @@ export class Canvas {
     for (let y = ya; y < yb; y++) this.#px.fill(v, y * this.width + xa, y * this.width + xb);
   }
 
+  /**
+   * A photo-like area: a dusk sky over water in smooth gradients, plus per-pixel sensor noise
+   * from a seeded xorshift, so it is the same on every run. Real photos are what make the image
+   * budget choose JPEG (lib/image.ts encodeFrame): their rows are not flat, and PNG cannot shrink
+   * the noise.
+   */
+  photo(x1: number, y1: number, x2: number, y2: number, seed: number): void {
+    const xa = Math.max(0, Math.round(x1));
+    const xb = Math.min(this.width, Math.round(x2));
+    const ya = Math.max(0, Math.round(y1));
+    const yb = Math.min(this.height, Math.round(y2));
+    let r = (seed >>> 0) || 1;
+    const span = Math.max(1, yb - ya);
+    const horizon = ya + Math.round(span * 0.55);
+    for (let y = ya; y < yb; y++) {
+      const t = (y - ya) / span;
+      const water = y >= horizon;
+      // Sky: orange near the horizon, deep blue at the top; water: dark teal.
+      const br = water ? 30 + 40 * (1 - t) : 40 + 200 * t;
+      const bg = water ? 70 + 30 * (1 - t) : 40 + 90 * t;
+      const bb = water ? 90 + 20 * t : 120 - 60 * t;
+      const row = y * this.width;
+      for (let x = xa; x < xb; x++) {
+        r ^= r << 13;
+        r ^= r >>> 17;
+        r ^= r << 5;
+        const n = ((r >>> 0) % 49) - 24;
+        const wave = water ? 12 * Math.sin((x + y * 3) / 9) : 0;
+        this.#px[row + x] = pixel(
+          clampByte(br + n + wave) << 16 | clampByte(bg + n + wave) << 8 | clampByte(bb + n),
+        );
+      }
+    }
+  }
+
   frame(x1: number, y1: number, x2: number, y2: number, t: number, rgb: number): void {
     this.rect(x1, y1, x2, y1 + t, rgb);
     this.rect(x1, y2 - t, x2, y2, rgb);
     this.rect(x1, y1, x1 + t, y2, rgb);
     this.rect(x2 - t, y1, x2, y2, rgb);
   }
+}
+
+function clampByte(v: number): number {
+  return v < 0 ? 0 : v > 255 ? 255 : Math.round(v);
 }
 
 // Pixels are RGBA in memory; on a little-endian host a u32 holds them as 0xAABBGGRR.
@@ -99,6 +138,7 @@ function pixel(rgb: number): number {
 function drawNode(c: Canvas, n: UiNode, scale: number): void {
   const [x1, y1, x2, y2] = n.bounds;
   if (n.fill !== undefined) c.rect(x1, y1, x2, y2, n.fill);
+  if (n.photo !== undefined) c.photo(x1, y1, x2, y2, n.photo);
   if (n.cls === "android.widget.EditText") {
     c.frame(x1, y1, x2, y2, Math.max(2, Math.round(4 * scale)), n.focused ? 0x1a73e8 : 0xbdc1c6);
   }
@@ -166,6 +206,16 @@ export function renderPixels(
     }
   }
   return c;
+}
+
+/**
+ * A frame caught mid-launch: the new screen drawn down to `share` of the height, the old one
+ * still below. A phone's screenshot of an app that is still drawing looks like neither screen.
+ */
+export function halfDrawn(next: Canvas, previous: Canvas, share = 0.5): Canvas {
+  const cut = Math.round(next.height * share) * next.width * 4;
+  next.data.set(previous.data.subarray(cut), cut);
+  return next;
 }
 
 export function encodePng(c: Canvas): Uint8Array {

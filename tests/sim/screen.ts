@@ -1,7 +1,13 @@
 // The simulated phone's screen model: its apps, navigation state, the view tree of the current
 // screen, and how recorded tool calls (taps, swipes, text, keys, launches) change it. Pure.
+//
+// Apps: the launcher (an icon per app, tap opens it); Notes (a focused text field, Clear, Save:
+// Save records the note and counts a save, on which the sim's motion shows a "Saved" snackbar);
+// Settings (a scrolling list; tapping an item's row opens its page, back returns); Browser (URL
+// bar); Camera (shutter); Gallery (one photo filling the screen, drawn as a noisy photograph).
+// The bottom bar's left third is back, its middle home.
 
-export type AppName = "home" | "notes" | "settings" | "browser" | "camera";
+export type AppName = "home" | "notes" | "settings" | "browser" | "camera" | "gallery";
 
 export interface AppInfo {
   app: Exclude<AppName, "home">;
@@ -42,7 +48,17 @@ export const APPS: readonly AppInfo[] = [
     activity: "com.android.camera.CameraLauncher",
     color: 0x34a853,
   },
+  {
+    app: "gallery",
+    label: "Gallery",
+    pkg: "com.android.gallery3d",
+    activity: "com.android.gallery3d.app.GalleryActivity",
+    color: 0x9c27b0,
+  },
 ];
+
+/** What the Notes app's Save button confirms with, a few hundred ms after the tap on a phone. */
+export const SAVED_MESSAGE = "Saved";
 
 export const LAUNCHER = {
   pkg: "com.android.launcher3",
@@ -108,6 +124,17 @@ export interface ScreenState {
    * comes through accessibility, still shows it.
    */
   secureWindow: boolean;
+  /** The Settings item whose page is open (a tap on its row), null on the list. */
+  settingsPage: string | null;
+  /** What Notes last saved (its Save button); null before the first save. */
+  savedNote: string | null;
+  /** How many times Notes' Save was tapped: the sim starts its "Saved" snackbar on each. */
+  saves: number;
+  /**
+   * The snackbar Notes shows at the bottom of its window ("Saved"), null when none. The sim's
+   * motion (tests/sim/motion.ts) sets and clears it on its own clock after a save.
+   */
+  snackbar: string | null;
 }
 
 export function initialState(): ScreenState {
@@ -121,6 +148,10 @@ export function initialState(): ScreenState {
     overrideSize: null,
     overrideDensity: null,
     secureWindow: false,
+    settingsPage: null,
+    savedNote: null,
+    saves: 0,
+    snackbar: null,
   };
 }
 
@@ -128,6 +159,8 @@ export type TapAction =
   | { kind: "open"; app: AppName }
   | { kind: "focusUrl" }
   | { kind: "clearNotes" }
+  | { kind: "saveNote" }
+  | { kind: "openSetting"; title: string }
   | { kind: "shutter" };
 
 export type Bounds = [number, number, number, number];
@@ -159,6 +192,8 @@ export interface UiNode {
   ink?: number;
   /** Layout-only containers are dropped from `uiautomator dump --compressed`. */
   layoutOnly?: boolean;
+  /** Drawn as a photo (smooth colour plus sensor noise, seeded by this number). */
+  photo?: number;
 }
 
 type NodeSpec = Partial<UiNode> & { cls: string; bounds: Bounds };
@@ -314,11 +349,92 @@ export function layout(state: ScreenState, size: Size): UiNode {
           fill: 0xe37400,
           ink: 0xffffff,
         }),
+        mk({
+          cls: "android.widget.Button",
+          id: "com.android.notes:id/save",
+          text: "Save",
+          bounds: [
+            w - px(680),
+            barBottom + px(80) + Math.round(h * 0.4),
+            w - px(380),
+            barBottom + px(230) + Math.round(h * 0.4),
+          ],
+          clickable: true,
+          focusable: true,
+          onTap: { kind: "saveNote" },
+          fill: 0x188038,
+          ink: 0xffffff,
+        }),
+      );
+      if (state.snackbar !== null) {
+        // A Snackbar lives in the app's own window, so `uiautomator dump` (the active window's
+        // root only) shows it; a Toast is a window of its own that the dump leaves out.
+        const bottom = h - navBar - px(40);
+        const bar = mk({
+          cls: "android.widget.LinearLayout",
+          id: "com.android.notes:id/snackbar",
+          bounds: [px(40), bottom - px(150), w - px(40), bottom],
+          fill: 0x323232,
+        });
+        bar.children.push(mk({
+          cls: "android.widget.TextView",
+          id: "com.android.notes:id/snackbar_text",
+          text: state.snackbar,
+          bounds: [px(80), bottom - px(120), w - px(80), bottom - px(30)],
+          ink: 0xffffff,
+        }));
+        content.children.push(bar);
+      }
+      break;
+    }
+    case "gallery": {
+      content.fill = 0x000000;
+      const barBottom = statusBar + px(170);
+      content.children.push(
+        mk({
+          cls: "android.widget.TextView",
+          id: "com.android.gallery3d:id/title",
+          text: "Gallery",
+          bounds: [0, statusBar, w, barBottom],
+          fill: 0x212121,
+          ink: 0xffffff,
+        }),
+        mk({
+          cls: "android.widget.ImageView",
+          id: "com.android.gallery3d:id/photo",
+          desc: "Photo: harbour at dusk",
+          bounds: [0, barBottom, w, h - navBar],
+          clickable: true,
+          focusable: true,
+          longClickable: true,
+          photo: 20260812,
+        }),
       );
       break;
     }
     case "settings": {
       content.fill = 0xf8f9fa;
+      if (state.settingsPage !== null) {
+        // An item's page: its title and summary; back returns to the list.
+        const item = SETTINGS_ITEMS.find(([t]) => t === state.settingsPage);
+        content.children.push(
+          mk({
+            cls: "android.widget.TextView",
+            id: "com.android.settings:id/collapsing_toolbar_title",
+            text: state.settingsPage,
+            bounds: [px(60), statusBar + px(60), w - px(60), statusBar + px(200)],
+            ink: 0x202124,
+          }),
+          mk({
+            cls: "android.widget.TextView",
+            id: "android:id/summary",
+            text: item?.[1] ?? "",
+            bounds: [px(60), statusBar + px(260), w - px(60), statusBar + px(320)],
+            ink: 0x5f6368,
+          }),
+        );
+        break;
+      }
       const g = settingsGeometry(size);
       content.children.push(mk({
         cls: "android.widget.TextView",
@@ -345,6 +461,7 @@ export function layout(state: ScreenState, size: Size): UiNode {
           bounds: [0, clip(y1), w, clip(y2)],
           clickable: true,
           focusable: true,
+          onTap: { kind: "openSetting", title },
           fill: i % 2 === 0 ? 0xffffff : 0xf1f3f4,
         });
         const titleTop = y1 + px(50);
@@ -556,7 +673,10 @@ function normalizeUrl(text: string): string {
 export function openApp(state: ScreenState, app: AppName, data?: string): void {
   state.app = app;
   state.urlDraft = null;
-  if (app === "settings") state.scroll = 0;
+  if (app === "settings") {
+    state.scroll = 0;
+    state.settingsPage = null;
+  }
   if (app === "browser" && data) state.url = data;
 }
 
@@ -568,6 +688,7 @@ function pressKey(state: ScreenState, code: number): void {
       return;
     case 4: // BACK
       if (state.app === "browser" && state.urlDraft !== null) state.urlDraft = null;
+      else if (state.app === "settings" && state.settingsPage !== null) state.settingsPage = null;
       else state.app = "home";
       return;
     case 66: // ENTER
@@ -616,6 +737,13 @@ function tap(state: ScreenState, size: Size, x: number, y: number): void {
     case "clearNotes":
       state.notesText = "";
       return;
+    case "openSetting":
+      state.settingsPage = action.title;
+      return;
+    case "saveNote":
+      state.savedNote = state.notesText;
+      state.saves += 1;
+      return;
     case "shutter":
       state.photos += 1;
       return;
@@ -623,7 +751,7 @@ function tap(state: ScreenState, size: Size, x: number, y: number): void {
 }
 
 function swipe(state: ScreenState, size: Size, x1: number, y1: number, y2: number): void {
-  if (state.app !== "settings") return;
+  if (state.app !== "settings" || state.settingsPage !== null) return;
   const g = settingsGeometry(size);
   if (y1 < g.top || y1 >= g.bottom || x1 < 0 || x1 >= size.width) return;
   state.scroll = Math.min(g.maxScroll, Math.max(0, state.scroll + (y1 - y2)));

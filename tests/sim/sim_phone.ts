@@ -18,9 +18,18 @@
 // sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with
 // PATH=<fake tools>:/usr/bin:/bin; everything else is the host's real tools, on purpose, so an
 // injection payload really runs (see sim.marker).
-// Screens: home (Notes, Settings, Browser, Camera icons), Notes (focused text field), Settings
-// (scrolling list), Browser (URL bar), Camera; any of them may be a secure window
-// (setScreen({ secureWindow: true })). State changes apply when a command finishes.
+// Screens: home (Notes, Settings, Browser, Camera, Gallery icons), Notes (focused text field,
+// Clear, Save), Settings (scrolling list, each item opens its page), Browser (URL bar), Camera,
+// Gallery (a noisy photo: the agent's screenshot becomes a JPEG); any of them may be a secure
+// window (setScreen({ secureWindow: true })). State changes apply when a command finishes.
+// Motion (motion.ts): an app switch draws for `launch` ms (uiautomator: idle-state error, screencap:
+// half-drawn frame, dumpsys window: old focus, new mFocusedApp) and Notes' Save shows "Saved"
+// after `snackbarDelay` for `snackbar` ms; default all instant (the snackbar stays). Tests hold and
+// release each phase and await its events:
+//   const sim = await startSimPhone({ motion: { launch: "held" } });
+//   ... adb shell am start ...; sim.screen().launching -> "com.android.launcher3 -> ..."
+//   await sim.motion.release("launch"); await sim.motion.until("launch-end");
+// The keyboard: `dumpsys input_method` says mInputShown=true while a text field has focus.
 // Android version (androidVersion, default 14): the tools answer as that release does, per the
 // table in android.ts (input's errors, am's exit status, screenshots of secure windows).
 // Input methods: the phone's keyboard, plus ADB Keyboard with `adbKeyboard: true`; `ime` and
@@ -33,17 +42,24 @@ import { concatBytes } from "../../lib/bytes.ts";
 import { deviceBanner } from "./wire.ts";
 import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
 import {
-  activityOf,
   applyToolCall,
   effectiveSize,
   hasTextFocus,
   initialState,
   layout,
-  packageOf,
   type ScreenState,
   type Size,
 } from "./screen.ts";
-import { encodePng, headerOnlyPng, rawScreencap, renderPixels, renderXml } from "./render.ts";
+import {
+  encodePng,
+  halfDrawn,
+  headerOnlyPng,
+  rawScreencap,
+  renderPixels,
+  renderXml,
+} from "./render.ts";
+import { dumpsysTexts } from "./dumpsys.ts";
+import { Motion, type MotionSettings, type SimMotion } from "./motion.ts";
 import { CallLogParser, installTools, type ToolCall } from "./tools.ts";
 import {
   type CommandOutcome,
@@ -85,6 +101,9 @@ export interface SimPhoneOptions {
   /** ADB Keyboard (com.android.adbkeyboard/.AdbIME) is installed, not enabled, not selected, as
    * after `adb install`. Default false: a stock phone with only its own keyboard. */
   adbKeyboard?: boolean;
+  /** How long app switches and Notes' "Saved" snackbar take (motion.ts). Default
+   * INSTANT_MOTION: switches draw at once, the snackbar shows at once and stays. */
+  motion?: Partial<MotionSettings>;
 }
 
 /** The input methods, as `ime list -a -s`, `ime list -s` and `settings get secure
@@ -119,6 +138,12 @@ export interface SimScreen {
   height: number;
   /** A FLAG_SECURE window is in front. */
   secureWindow: boolean;
+  /** What Notes' Save last saved, null before any save. */
+  savedNote: string | null;
+  /** The snackbar Notes shows ("Saved"), null when none. */
+  snackbar: string | null;
+  /** The app switch still drawing ("old.package -> new.package"), null when none. */
+  launching: string | null;
 }
 
 export interface SimPhone {
@@ -147,12 +172,16 @@ export interface SimPhone {
   /** TCP connections accepted so far: each `adb connect`, and each reconnect, is one. */
   connections(): number;
   readonly faults: SimFaults;
+  /** App switches and the "Saved" snackbar: their timing, holds, and the events log. */
+  readonly motion: SimMotion;
   /** Stops the listener, drops connections, kills running commands, removes the temp dir. */
   close(): Promise<void>;
 }
 
 export type { ScreenState } from "./screen.ts";
 export type { SimFaults } from "./faults.ts";
+export type { MotionEvent, MotionEventKind, MotionSettings, SimMotion } from "./motion.ts";
+export { INSTANT_MOTION, REALISTIC_MOTION } from "./motion.ts";
 
 export function startSimPhone(opts: SimPhoneOptions = {}): Promise<SimPhone> {
   return Sim.start(opts);
@@ -167,7 +196,8 @@ class Sim implements SimPhone, TransportHost {
   readonly marker: string;
   readonly faults: SimFaults;
 
-  readonly #opts: Required<Omit<SimPhoneOptions, "port">>;
+  readonly #opts: Required<Omit<SimPhoneOptions, "port" | "motion">>;
+  readonly #motion: Motion;
   readonly #state: ScreenState = initialState();
   readonly #bin: string;
   readonly #dir: string;
@@ -197,11 +227,22 @@ class Sim implements SimPhone, TransportHost {
   #reading: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    opts: Required<Omit<SimPhoneOptions, "port">>,
+    opts: Required<Omit<SimPhoneOptions, "port" | "motion">>,
+    motion: Partial<MotionSettings>,
     root: string,
     listener: Deno.Listener,
   ) {
     this.#opts = opts;
+    this.#motion = new Motion({
+      state: this.#state,
+      timer: (ms, fire) => this.#timer(ms, fire),
+      cancel: (t) => this.#cancelTimer(t),
+      changed: () => {
+        const synced = this.#syncFiles(false).then(() => this.#motion.announce());
+        this.track(synced);
+        return synced;
+      },
+    }, motion);
     this.root = root;
     this.#bin = `${root}/bin`;
     this.#dir = `${root}/.sim`;
@@ -251,7 +292,7 @@ class Sim implements SimPhone, TransportHost {
       }
       await installTools(`${root}/bin`);
       listener = Deno.listen({ hostname: "127.0.0.1", port: o.port ?? 0 });
-      const sim = new Sim(opts, root, listener);
+      const sim = new Sim(opts, o.motion ?? {}, root, listener);
       await Deno.writeFile(`${root}/.sim/calls.log`, EMPTY);
       await Deno.writeTextFile(`${root}/.sim/props`, sim.#props());
       const installed = [SIM_DEFAULT_IME, ...(opts.adbKeyboard ? [ADB_KEYBOARD_IME] : [])];
@@ -269,6 +310,10 @@ class Sim implements SimPhone, TransportHost {
   }
 
   // ---- public API ----
+
+  get motion(): SimMotion {
+    return this.#motion;
+  }
 
   commands(): string[] {
     return [...this.#commands];
@@ -297,6 +342,9 @@ class Sim implements SimPhone, TransportHost {
       width: size.width,
       height: size.height,
       secureWindow: s.secureWindow,
+      savedNote: s.savedNote,
+      snackbar: s.snackbar,
+      launching: this.#motion.launching(),
     };
   }
 
@@ -335,6 +383,7 @@ class Sim implements SimPhone, TransportHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#motion.close();
     for (const [id, settle] of this.#timers) {
       clearTimeout(id);
       settle();
@@ -468,12 +517,28 @@ class Sim implements SimPhone, TransportHost {
     if (this.#closed) return;
     const s = this.#state;
     const size = effectiveSize(s, this.#physical());
-    const key = JSON.stringify([s, size]);
+    // While an app switch draws (motion.ts), the old screen is what the tree and focus show.
+    const from = this.#motion.from;
+    const { launchTree } = this.#motion.settings();
+    const keyboardShown = from === null && hasTextFocus(s);
+    const key = JSON.stringify([s, size, from, launchTree]);
     if (key !== this.#xmlKey) {
-      const root = layout(s, size);
+      const root = layout(from ?? s, size);
       await this.#writeAtomic("screen.xml", renderXml(root, false));
       await this.#writeAtomic("screen_compressed.xml", renderXml(root, true));
-      for (const [name, text] of Object.entries(this.#dumpsys(size))) {
+      // tools/uiautomator.sh answers the idle-state error while this says 1.
+      await this.#writeAtomic(
+        "launching",
+        from !== null && launchTree === "idle-error" ? "1\n" : "0\n",
+      );
+      const texts = dumpsysTexts({
+        state: s,
+        focus: from ?? s,
+        keyboardShown,
+        size,
+        physical: this.#physical(),
+      });
+      for (const [name, text] of Object.entries(texts)) {
         await this.#writeAtomic(`dumpsys_${name}`, text);
       }
       // The fake screencap reads whether a secure window is in front (tools/screencap.sh).
@@ -491,14 +556,16 @@ class Sim implements SimPhone, TransportHost {
         "Physical density: 420\n" +
           (s.overrideDensity ? `Override density: ${s.overrideDensity}\n` : ""),
       );
-      await this.#writeAtomic("text_focus", hasTextFocus(s) ? "1\n" : "0\n");
+      await this.#writeAtomic("text_focus", keyboardShown ? "1\n" : "0\n");
       this.#xmlKey = key;
     }
     const pixelKey = JSON.stringify([key, this.#faults.black]);
     if (pixels && pixelKey !== this.#pixelKey) {
       const secureBlack = s.secureWindow &&
         androidTraits(this.#opts.androidVersion).secureCapture === "black";
-      const canvas = renderPixels(layout(s, size), size, this.#faults.black, secureBlack);
+      const draw = (state: ScreenState) =>
+        renderPixels(layout(state, size), size, this.#faults.black, secureBlack);
+      const canvas = from === null ? draw(s) : halfDrawn(draw(s), draw(from));
       const png = encodePng(canvas);
       await this.#writeAtomic("screen.png", png);
       await this.#writeAtomic("screen_header.png", headerOnlyPng(png));
@@ -506,55 +573,6 @@ class Sim implements SimPhone, TransportHost {
       await this.#writeAtomic("screen.raw", rawScreencap(canvas, this.#opts.rawHeaderBytes));
       this.#pixelKey = pixelKey;
     }
-  }
-
-  #dumpsys(size: Size): Record<string, string> {
-    const s = this.#state;
-    const pkg = packageOf(s.app);
-    const cls = activityOf(s.app);
-    const short = cls.startsWith(`${pkg}.`) ? `.${cls.slice(pkg.length + 1)}` : cls;
-    const record = `ActivityRecord{7b3c1d u0 ${pkg}/${short} t12}`;
-    const win = `Window{4c1f2a u0 ${pkg}/${cls}}`;
-    const { width: w, height: h } = size;
-    return {
-      window: [
-        "WINDOW MANAGER WINDOWS (dumpsys window windows)",
-        `  Window #0 ${win}:`,
-        `    mDisplayId=0 rootTaskId=12 mSession=Session{9a8b7c 4321:u0a10123} mClient=android.os.BinderProxy@1f2e3d`,
-        `    mOwnerUid=10123 showForAllUsers=false package=${pkg} appop=NONE`,
-        `    mFrame=[0,0][${w},${h}] last=[0,0][${w},${h}]`,
-        "",
-        `  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h914dp 420dpi nrml long port finger -keyb/v/h -nav/h}`,
-        "  mTopFocusedDisplayId=0",
-        `  mCurrentFocus=${win}`,
-        `  mFocusedApp=${record}`,
-        "",
-        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)",
-        `  Display: mDisplayId=0 rootTasks=1`,
-        `    init=${this.#opts.width}x${this.#opts.height} 420dpi cur=${w}x${h} app=${w}x${
-          h - Math.round(h * 0.08)
-        } rng=${w}x${w}-${h}x${h}`,
-        "",
-      ].join("\n"),
-      activity: [
-        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
-        "Display #0 (activities from top to bottom):",
-        `  * Task{5e6f7a #12 type=standard A=10123:${pkg} U=0 visible=true mode=fullscreen translucent=false sz=1}`,
-        `    * Hist  #0: ${record}`,
-        "",
-        `  mResumedActivity: ${record}`,
-        `  topResumedActivity=${record}`,
-        "",
-      ].join("\n"),
-      display: [
-        "DISPLAY MANAGER (dumpsys display)",
-        `  mDefaultViewport=DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, orientation=0, logicalFrame=Rect(0, 0 - ${w}, ${h}), deviceWidth=${w}, deviceHeight=${h}}`,
-        `  mBaseDisplayInfo=DisplayInfo{"Built-in Screen", displayId 0, real ${this.#opts.width} x ${this.#opts.height}, density 420}`,
-        "",
-      ].join("\n"),
-      input: "INPUT MANAGER (dumpsys input)\n  SurfaceOrientation: 0\n  SurfaceRotation: 0\n",
-      power: "POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\nDisplay Power: state=ON\n",
-    };
   }
 
   /** Writes or removes one file of the state folder; the fake tools read their faults there. */
@@ -598,8 +616,13 @@ class Sim implements SimPhone, TransportHost {
     const cmdId = this.#nextCmdId++;
     const result = await this.#run(command, merged, cmdId);
     const calls = await this.#readCalls();
+    // No await between the copy and the calls: a concurrent command's changes are not counted
+    // twice.
+    const before = structuredClone(this.#state);
     for (const c of calls) applyToolCall(this.#state, this.#physical(), c.tool, c.argv);
+    this.#motion.afterCommand(before);
     await this.#syncFiles(false);
+    this.#motion.announce();
     // A concurrent command's read may have taken this command's calls: look them up in all.
     const mine = this.#calls.filter((c) => c.cmdId === cmdId);
 

@@ -1,5 +1,7 @@
 #!/bin/sh
-# Fake Android `dumpsys SERVICE ...` for the services that reveal the focused app and screen.
+# Fake Android `dumpsys SERVICE ...` for the services that reveal the focused app, the screen and
+# the keyboard. The texts are written by the sim (tests/sim/dumpsys.ts, which shows their lines);
+# arguments after the service (`dumpsys window windows`) are accepted and print the same.
 SIM_TOOL=dumpsys
 . "$SIM_BIN/sim_lib.sh"
 
@@ -28,6 +30,11 @@ case ${1-} in
     esac
     ;;
   window | display | input | power) cat "$S/dumpsys_$1" ;;
-  '') echo "Currently running services:"; for s in activity display input power window; do echo "  $s"; done ;;
+  input_method)
+    echo "Current Input Method Manager state:"
+    echo "  mCurMethodId=$(cat "$S/ime_selected")"
+    cat "$S/dumpsys_input_method"
+    ;;
+  '') echo "Currently running services:"; for s in activity display input input_method power window; do echo "  $s"; done ;;
   *) echo "Can't find service: $1" >&2 ;;
 esac

@@ -1,0 +1,397 @@
+// The simulated phone moves (tests/sim/motion.ts): app switches that take time to draw, Notes'
+// "Saved" snackbar that comes late and goes, the focused window and the keyboard in dumpsys, and
+// a photo screen whose screenshot becomes a JPEG. Each phase is held and released, or waited for
+// by its event, through the real adb client: no test here waits on the clock.
+
+import assert from "node:assert/strict";
+import { decode } from "fast-png";
+import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
+import type { AdbHarness } from "./helpers/adb_harness.ts";
+import { startRig } from "./helpers/rig.ts";
+import { applyToolCall, initialState, layout, SETTINGS_ITEMS, type UiNode } from "./sim/screen.ts";
+import { Motion, type MotionSettings } from "./sim/motion.ts";
+
+async function withPhone(
+  opts: SimPhoneOptions,
+  fn: (sim: SimPhone, adb: AdbHarness) => Promise<void>,
+): Promise<void> {
+  await using rig = await startRig({ phones: [opts], phoneEye: false });
+  await fn(rig.sim, rig.adb);
+}
+
+function shell(adb: AdbHarness, sim: SimPhone, command: string) {
+  return adb.adb("-s", sim.serial, "shell", command);
+}
+
+/** The centre of the first node whose text is `label`, from a dump's XML. */
+function centreOf(xml: string, label: string): [number, number] {
+  const m = new RegExp(`text="${label}"[^>]*bounds="\\[(\\d+),(\\d+)\\]\\[(\\d+),(\\d+)\\]"`)
+    .exec(xml);
+  assert.ok(m, `no "${label}" in ${xml.slice(0, 300)}…`);
+  const [x1, y1, x2, y2] = m.slice(1).map(Number) as [number, number, number, number];
+  return [Math.round((x1 + x2) / 2), Math.round((y1 + y2) / 2)];
+}
+
+async function dumpXml(adb: AdbHarness, sim: SimPhone): Promise<string> {
+  const r = await shell(adb, sim, "uiautomator dump >/dev/null && cat /sdcard/window_dump.xml");
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout;
+}
+
+async function focusLines(adb: AdbHarness, sim: SimPhone): Promise<string> {
+  const r = await shell(adb, sim, "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'");
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout;
+}
+
+async function inputShown(adb: AdbHarness, sim: SimPhone): Promise<string> {
+  const r = await shell(adb, sim, "dumpsys input_method | grep mInputShown");
+  assert.equal(r.code, 0, r.stderr);
+  return /mInputShown=(\w+)/.exec(r.stdout)?.[1] ?? `no mInputShown in ${r.stdout}`;
+}
+
+async function screenshot(adb: AdbHarness, sim: SimPhone) {
+  const r = await adb.adbBytes("-s", sim.serial, "exec-out", "screencap -p");
+  assert.equal(r.code, 0, r.stderr);
+  return decode(r.stdout);
+}
+
+const SETTINGS_FOCUS =
+  /mCurrentFocus=Window\{[0-9a-f]+ u0 com\.android\.settings\/com\.android\.settings\.Settings\}/;
+const LAUNCHER_FOCUS = /mCurrentFocus=Window\{[0-9a-f]+ u0 com\.android\.launcher3\//;
+const SETTINGS_APP =
+  /mFocusedApp=ActivityRecord\{[0-9a-f]+ u0 com\.android\.settings\/\.Settings t\d+\}/;
+
+Deno.test("a held app switch: the dump says could not get idle state, exit 0, and keeps the old file", async () => {
+  await withPhone({ motion: { launch: "held" } }, async (sim, adb) => {
+    const home = await dumpXml(adb, sim);
+    assert.match(home, /package="com\.android\.launcher3"/);
+
+    const start = await shell(adb, sim, "am start -n com.android.settings/.Settings");
+    assert.equal(start.stdout, "Starting: Intent { cmp=com.android.settings/.Settings }\n");
+    assert.equal(sim.screen().launching, "com.android.launcher3 -> com.android.settings");
+
+    for (const form of ["", " --compressed"]) {
+      const r = await shell(adb, sim, `uiautomator dump${form}`);
+      assert.deepEqual(
+        [r.code, r.stdout, r.stderr],
+        [0, "", "ERROR: could not get idle state.\n"],
+        `uiautomator dump${form}`,
+      );
+    }
+    const old = await shell(adb, sim, "cat /sdcard/window_dump.xml");
+    assert.equal(old.stdout, home, "no file is written: the earlier dump stays");
+
+    // The activity is started (mFocusedApp) while the old window keeps focus until it draws.
+    const during = await focusLines(adb, sim);
+    assert.match(during, LAUNCHER_FOCUS);
+    assert.match(during, SETTINGS_APP);
+
+    assert.equal(await sim.motion.release("launch"), true);
+    assert.equal(sim.screen().launching, null);
+    assert.match(await dumpXml(adb, sim), /package="com\.android\.settings"/);
+    const after = await focusLines(adb, sim);
+    assert.match(after, SETTINGS_FOCUS);
+    assert.match(after, SETTINGS_APP);
+    assert.deepEqual(
+      sim.motion.events().map((e) => [e.kind, e.detail]),
+      [
+        ["launch-start", "com.android.launcher3 -> com.android.settings"],
+        ["launch-end", "com.android.launcher3 -> com.android.settings"],
+      ],
+    );
+    assert.equal(await sim.motion.release("launch"), false, "nothing left to release");
+  });
+});
+
+Deno.test("launchTree old-screen: while a launcher tap's app draws, the dump shows the launcher", async () => {
+  await withPhone({ motion: { launch: "held", launchTree: "old-screen" } }, async (sim, adb) => {
+    const home = await dumpXml(adb, sim);
+    const [x, y] = centreOf(home, "Notes");
+    await shell(adb, sim, `input tap ${x} ${y}`);
+    assert.equal(sim.screen().name, "notes");
+    assert.equal(sim.screen().launching, "com.android.launcher3 -> com.android.notes");
+    const during = await dumpXml(adb, sim);
+    assert.equal(during, home);
+    await sim.motion.release("launch");
+    assert.match(await dumpXml(adb, sim), /resource-id="com\.android\.notes:id\/note_text"/);
+  });
+});
+
+Deno.test("a timed app switch from monkey ends by itself: until(launch-end), then the new tree", async () => {
+  await withPhone({ motion: { launch: 150 } }, async (sim, adb) => {
+    const r = await shell(
+      adb,
+      sim,
+      "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1",
+    );
+    assert.equal(r.code, 0);
+    const end = await sim.motion.until("launch-end");
+    assert.deepEqual([end.seq, end.detail], [2, "com.android.launcher3 -> com.android.settings"]);
+    assert.match(await dumpXml(adb, sim), /text="Network &amp; internet"/);
+    assert.match(await focusLines(adb, sim), SETTINGS_FOCUS);
+  });
+});
+
+Deno.test("a screenshot mid-switch is half drawn: the new app above, the old screen below", async () => {
+  await withPhone({ motion: { launch: "held" } }, async (sim, adb) => {
+    const before = await screenshot(adb, sim);
+    await shell(adb, sim, "am start -n com.android.settings/.Settings");
+    const during = await screenshot(adb, sim);
+    await sim.motion.release("launch");
+    const after = await screenshot(adb, sim);
+    const row = (img: typeof before, fraction: number) => {
+      const y = Math.round(img.height * fraction);
+      const bytes = img.width * 4;
+      return Array.from(img.data.subarray(y * bytes, (y + 1) * bytes) as Uint8Array).join();
+    };
+    for (const f of [0.2, 0.3, 0.45]) {
+      assert.equal(row(during, f), row(after, f), `row at ${f}: the new app`);
+    }
+    for (const f of [0.6, 0.75, 0.9]) {
+      assert.equal(row(during, f), row(before, f), `row at ${f}: the old screen`);
+    }
+    assert.notEqual(row(before, 0.3), row(after, 0.3), "the two screens differ up there");
+    assert.notEqual(row(before, 0.75), row(after, 0.75), "and down there");
+  });
+});
+
+Deno.test("Save: Saved appears after its held delay, stays while held, then goes", async () => {
+  await withPhone(
+    { motion: { snackbarDelay: "held", snackbar: "held" } },
+    async (sim, adb) => {
+      await shell(
+        adb,
+        sim,
+        "am start -n com.android.notes/.NotesActivity && input text 'buy%smilk'",
+      );
+      const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
+      await shell(adb, sim, `input tap ${x} ${y}`);
+      assert.equal(sim.screen().savedNote, "buy milk");
+      assert.equal(sim.motion.snackbarPhase(), "waiting");
+      assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
+
+      await sim.motion.release("snackbarDelay");
+      const shown = await dumpXml(adb, sim);
+      assert.match(
+        shown,
+        /text="Saved" resource-id="com\.android\.notes:id\/snackbar_text" class="android\.widget\.TextView" package="com\.android\.notes"/,
+      );
+      assert.equal(sim.screen().snackbar, "Saved");
+
+      await sim.motion.release("snackbar");
+      assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
+      assert.deepEqual(
+        sim.motion.events().map((e) => e.kind),
+        ["launch-start", "launch-end", "snackbar-shown", "snackbar-gone"],
+      );
+    },
+  );
+});
+
+Deno.test("Save with timed motion: Saved shows and goes by itself, in that order", async () => {
+  await withPhone({ motion: { snackbarDelay: 40, snackbar: 80 } }, async (sim, adb) => {
+    await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
+    const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
+    await shell(adb, sim, `input tap ${x} ${y}`);
+    const shown = await sim.motion.until("snackbar-shown");
+    const gone = await sim.motion.until("snackbar-gone");
+    assert.ok(shown.seq < gone.seq);
+    assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
+  });
+});
+
+Deno.test("default motion: Saved is in the very next dump and stays; switches draw at once", async () => {
+  await withPhone({}, async (sim, adb) => {
+    await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
+    assert.equal(sim.screen().launching, null);
+    const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
+    await shell(adb, sim, `input tap ${x} ${y}`);
+    assert.match(await dumpXml(adb, sim), /text="Saved"/);
+    assert.match(await dumpXml(adb, sim), /text="Saved"/);
+  });
+});
+
+Deno.test("the keyboard: mInputShown is true only once Notes' focused field has drawn", async () => {
+  await withPhone({ motion: { launch: "held" } }, async (sim, adb) => {
+    assert.equal(await inputShown(adb, sim), "false");
+    const line = await shell(adb, sim, "dumpsys input_method | grep mInputShown");
+    assert.equal(
+      line.stdout,
+      "  mShowRequested=false mShowExplicitlyRequested=false mShowForced=false mInputShown=false\n",
+    );
+    await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
+    assert.equal(await inputShown(adb, sim), "false", "not while Notes draws");
+    await sim.motion.release("launch");
+    assert.equal(await inputShown(adb, sim), "true");
+    const ime = await shell(
+      adb,
+      sim,
+      "dumpsys window windows | grep -A3 'Window{[0-9a-f]* u0 InputMethod}:'",
+    );
+    assert.match(ime.stdout, /mViewVisibility=0x0/);
+    await shell(adb, sim, "input keyevent KEYCODE_HOME");
+    await sim.motion.release("launch");
+    assert.equal(await inputShown(adb, sim), "false");
+  });
+});
+
+Deno.test("Settings: tapping an item's row opens its page, back returns to the list", async () => {
+  await withPhone({}, async (sim, adb) => {
+    await shell(adb, sim, "am start -n com.android.settings/.Settings");
+    const [x, y] = centreOf(await dumpXml(adb, sim), "Battery");
+    await shell(adb, sim, `input tap ${x} ${y}`);
+    const page = await dumpXml(adb, sim);
+    assert.match(
+      page,
+      /text="Battery" resource-id="com\.android\.settings:id\/collapsing_toolbar_title"/,
+    );
+    assert.doesNotMatch(page, /text="Network &amp; internet"/);
+    await shell(adb, sim, "input keyevent 4");
+    assert.match(await dumpXml(adb, sim), /text="Network &amp; internet"/);
+    assert.equal(sim.screen().name, "settings");
+  });
+});
+
+Deno.test({
+  name: "screen model: every Settings row names its item and opens that page",
+  permissions: "none",
+  fn() {
+    const size = { width: 1080, height: 2400 };
+    const rows = (root: UiNode): UiNode[] =>
+      root.children.flatMap((c) => c.onTap?.kind === "openSetting" ? [c, ...rows(c)] : rows(c));
+    const state = { ...initialState(), app: "settings" as const };
+    const visible = rows(layout(state, size));
+    assert.ok(visible.length >= 5);
+    for (const row of visible) {
+      const title = row.children.find((c) => c.id === "android:id/title")?.text;
+      assert.deepEqual(row.onTap, { kind: "openSetting", title });
+      assert.ok(SETTINGS_ITEMS.some(([t]) => t === title));
+    }
+    const [x1, y1, x2, y2] = visible[2]!.bounds;
+    const tapped = { ...state };
+    applyToolCall(tapped, size, "input", ["tap", String((x1 + x2) / 2), String((y1 + y2) / 2)]);
+    assert.equal(tapped.settingsPage, SETTINGS_ITEMS[2]![0]);
+  },
+});
+
+Deno.test("the Gallery's photo makes phone_shot send a JPEG; the launcher stays PNG", async () => {
+  await using rig = await startRig();
+  const home = await rig.call("phone_shot");
+  assert.equal(home.isError, undefined);
+  assert.equal(home.content.find((c) => c.type === "image")?.mimeType, "image/png");
+  const open = await rig.call("phone_intent", { package: "com.android.gallery3d" });
+  assert.equal(open.isError, undefined, JSON.stringify(open));
+  assert.equal(rig.sim.screen().name, "gallery");
+  const photo = await rig.call("phone_shot");
+  const image = photo.content.find((c) => c.type === "image");
+  assert.equal(image?.mimeType, "image/jpeg");
+  // A real JPEG: SOI marker first.
+  const bytes = Uint8Array.fromBase64(image?.data ?? "");
+  assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+});
+
+/** Motion on a fake host whose timers fire when the test says: steps, not the clock. */
+function motionRig(settings: Partial<MotionSettings>) {
+  const state = initialState();
+  const timers = new Map<number, { ms: number; fire: () => void }>();
+  let next = 1;
+  let changes = 0;
+  const motion: Motion = new Motion({
+    state,
+    timer: (ms, fire) => {
+      const id = next++;
+      timers.set(id, { ms, fire });
+      return id as unknown as ReturnType<typeof setTimeout>;
+    },
+    cancel: (t) => void timers.delete(t as unknown as number),
+    changed: () => {
+      changes++;
+      motion.announce();
+      return Promise.resolve();
+    },
+  }, settings);
+  /** Fires the pending timers in order, as their time comes. */
+  const fireAll = () => {
+    const due = [...timers.entries()].sort((a, b) => a[1].ms - b[1].ms);
+    timers.clear();
+    for (const [, t] of due) t.fire();
+  };
+  /** Applies a tool call the way the phone does after a command. */
+  const act = (tool: string, argv: string[]) => {
+    const before = structuredClone(state);
+    applyToolCall(state, { width: 1080, height: 2400 }, tool, argv);
+    motion.afterCommand(before);
+    motion.announce();
+  };
+  return { state, motion, timers, fireAll, act, changes: () => changes };
+}
+
+Deno.test({
+  name: "motion: a switch during a switch keeps the first screen on display until the last ends",
+  permissions: "none",
+  fn() {
+    const r = motionRig({ launch: 300 });
+    r.act("@launch", ["com.android.notes", ""]);
+    assert.equal(r.motion.launching(), "com.android.launcher3 -> com.android.notes");
+    r.act("@launch", ["com.android.settings", ""]);
+    assert.equal(r.motion.launching(), "com.android.launcher3 -> com.android.settings");
+    assert.equal(r.timers.size, 1, "the first switch's timer was replaced");
+    r.fireAll();
+    assert.equal(r.motion.launching(), null);
+    assert.equal(r.motion.from, null);
+    assert.deepEqual(r.motion.events().map((e) => `${e.seq} ${e.kind} ${e.detail}`), [
+      "1 launch-start com.android.launcher3 -> com.android.notes",
+      "2 launch-start com.android.launcher3 -> com.android.settings",
+      "3 launch-end com.android.launcher3 -> com.android.settings",
+    ]);
+    assert.equal(r.changes(), 1, "the timer rewrote the files once");
+  },
+});
+
+Deno.test({
+  name: "motion: a second Save replaces the snackbar on screen and restarts its clock",
+  permissions: "none",
+  async fn() {
+    const r = motionRig({ snackbarDelay: 0, snackbar: 1500 });
+    // What a tap on Save does to the state (the screen model's saveNote), twice.
+    r.state.app = "notes";
+    r.state.saves = 1;
+    r.motion.afterCommand({ ...structuredClone(r.state), saves: 0 });
+    r.motion.announce();
+    assert.equal(r.state.snackbar, "Saved");
+    r.state.saves = 2;
+    r.motion.afterCommand({ ...structuredClone(r.state), saves: 1 });
+    r.motion.announce();
+    assert.equal(r.state.snackbar, "Saved");
+    assert.equal(r.timers.size, 1, "one snackbar clock");
+    const gone = r.motion.until("snackbar-gone", 2);
+    r.fireAll();
+    assert.equal(r.state.snackbar, null);
+    assert.equal((await gone).seq, 4);
+    assert.deepEqual(r.motion.events().map((e) => e.kind), [
+      "snackbar-shown",
+      "snackbar-gone",
+      "snackbar-shown",
+      "snackbar-gone",
+    ]);
+  },
+});
+
+Deno.test({
+  name:
+    "motion: until() counts past events, waits for future ones, and fails when the phone closes",
+  permissions: "none",
+  async fn() {
+    const r = motionRig({ launch: "held" });
+    r.act("@launch", ["com.android.notes", ""]);
+    assert.equal((await r.motion.until("launch-start")).seq, 1);
+    const end = r.motion.until("launch-end");
+    assert.equal(await r.motion.release("launch"), true);
+    assert.equal((await end).detail, "com.android.launcher3 -> com.android.notes");
+    const never = r.motion.until("launch-end", 2);
+    r.motion.close();
+    await assert.rejects(never, /sim closed before launch-end #2/);
+    assert.equal(await r.motion.release("snackbar"), false);
+  },
+});
