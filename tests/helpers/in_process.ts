@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config.ts";
+import { createGarbageCollector } from "../../lib/memory.ts";
 import { createServer, type ServerDeps } from "../../lib/server.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 
@@ -14,8 +15,8 @@ export interface InProcess {
 }
 
 /**
- * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, and
- * the production look budget.
+ * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, the
+ * production look budget, and the production collector (which does nothing without --expose-gc).
  */
 export async function connectInProcess(
   deps: Pick<ServerDeps, "device"> & Partial<Omit<ServerDeps, "logError">>,
@@ -25,6 +26,7 @@ export async function connectInProcess(
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
+    memory: createGarbageCollector(),
     ...deps,
     logError: (m) => logged.push(m),
   });
