@@ -54,6 +54,8 @@ export interface ToolCall {
  * A tool's input schema: a zod object built with z.strictObject, so an argument the tool does not
  * know is refused, not dropped. A misspelt "duration" for "duration_ms" would otherwise run a
  * 300 ms swipe the agent did not ask for. The SDK lists it as JSON Schema and checks calls with it.
+ * (zod's types do not tell a strict object from a stripping one: tests/tool_schema_test.ts sends
+ * every tool an unknown argument.)
  */
 export type ToolSchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;
 
