@@ -16,7 +16,7 @@ import {
 } from "./lib/config.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
 import { BUILD } from "./lib/build_info.ts";
-import { createServer } from "./lib/server.ts";
+import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/server.ts";
 import { StdioWire } from "./lib/stdio_wire.ts";
 import { createGarbageCollector } from "./lib/memory.ts";
 import { createVision } from "./lib/vision/vision.ts";
@@ -80,20 +80,26 @@ function world(config: Config) {
 
 function serve(config: Config): void {
   if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
-  const collector = createGarbageCollector();
+  const memory = createGarbageCollector();
+  const logError = (m: string) => writeErr(`phone-eye: ${m}`);
   const deps = {
     ...world(config),
     saveShot: shotSaver(config.shotsDir),
     lookBudgetMs: config.lookBudgetMs,
     clock: realClock,
-    collectGarbage: collector.request,
-    logError: (m: string) => writeErr(`phone-eye: ${m}`),
+    memory,
+    logError,
   };
+  const preload = preloadAfterFirstAnswer(() => preloadTools(logError));
   // Answers every line that is not a JSON-RPC message, and survives one that is too long.
-  const wire = new StdioWire(Deno.stdin, Deno.stdout);
-  // A screenshot's garbage is collected once its answer has been written (lib/memory.ts).
-  const send = wire.send.bind(wire);
-  wire.send = (message) => send(message).finally(collector.afterSend);
+  const wire = new StdioWire(Deno.stdin, Deno.stdout, {
+    afterSend(message) {
+      // A screenshot's garbage, collected once its answer has been written (lib/memory.ts).
+      memory.afterSend();
+      // The eyes, loaded once the client has its tool list, so the first look is not slower.
+      preload(message);
+    },
+  });
   serveStdio(() => createServer(deps), {
     transport: wire,
     onerror: (error) => writeErr(`phone-eye: transport error: ${error.message}`),

@@ -1,7 +1,11 @@
 // End-to-end bench of the hand: start-up to tools/list, and each verb's median latency through
 // phone-eye against the same adb command run directly, both against the simulated phone.
 //
-//   deno task bench:hand [--runs 15]
+//   deno task bench:hand [--runs 15] [--against DIR]
+//
+// --against DIR also starts another checkout of phone-eye (say `git worktree add DIR HEAD~1`), taking
+// turns with this one, to compare spawn → tools/list before and after a change in one run; it
+// prints the main thread's time on a CPU beside the wall time, which a busy machine disturbs less.
 //
 // Prints medians and ratios measured in the same run; no thresholds (never a timed assertion).
 
@@ -11,6 +15,7 @@ import { shellScript, syntax } from "../lib/adb/commands.ts";
 import { withExitMarker } from "../lib/adb/exit_marker.ts";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import {
+  denoDir,
   type PhoneEyeOptions,
   startFlags,
   startPhoneEye,
@@ -18,12 +23,16 @@ import {
 } from "../tests/helpers/phone_eye.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
 import { median, time } from "./stats.ts";
+import { startStdioServer, type StdioServerCommand } from "./stdio_server.ts";
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
+  const { values } = parseArgs({
+    options: { runs: { type: "string", default: "15" }, against: { type: "string" } },
+  });
   const RUNS = Number(values.runs);
+  if (values.against !== undefined) return await compareStartUp(values.against, RUNS);
   const sim = await startSimPhone();
   const adb = await startAdbHarness();
   await adb.connect(sim.serial);
@@ -158,6 +167,54 @@ async function main(): Promise<void> {
   } finally {
     await adb.close();
     await sim.close();
+  }
+}
+
+/** The main thread's time on a CPU so far, from /proc (schedstat's first field, in ns). */
+async function mainThreadCpuMs(pid: number): Promise<number> {
+  const { stdout } = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/task/${pid}/schedstat`],
+    stdin: "null",
+  }).output();
+  return Number(new TextDecoder().decode(stdout).split(" ")[0]) / 1e6;
+}
+
+/** spawn → tools/list of this checkout and of `other`, in turns, with the start flags. */
+async function compareStartUp(other: string, runs: number): Promise<void> {
+  const here = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+  const flags = [...await startFlags(), ...await testPermissionFlags()];
+  const cache = await denoDir();
+  const command = (dir: string): StdioServerCommand => ({
+    command: Deno.execPath(),
+    args: ["run", "--no-prompt", ...flags, `${dir}/main.ts`],
+    env: { DENO_DIR: cache, NO_COLOR: "1" },
+    cwd: dir,
+  });
+  const parties = [{ label: "this checkout", dir: here }, { label: other, dir: other }].map((
+    p,
+  ) => ({ ...p, wall: [] as number[], cpu: [] as number[] }));
+  for (let i = -1; i < runs; i++) {
+    // Alternating which goes first, so neither always follows the other's exit.
+    for (const party of i % 2 === 0 ? parties : [...parties].reverse()) {
+      const t0 = performance.now();
+      const server = await startStdioServer(command(party.dir));
+      try {
+        await server.client.listTools();
+        const wall = performance.now() - t0;
+        const cpu = await mainThreadCpuMs(server.pid);
+        if (i < 0) continue;
+        party.wall.push(wall);
+        party.cpu.push(cpu);
+      } finally {
+        await server.close();
+      }
+    }
+  }
+  console.log(`spawn → initialize → tools/list answered, start flags (median of ${runs}):`);
+  for (const { label, wall, cpu } of parties) {
+    console.log(
+      `  ${label}: ${ms(median(wall))} wall, main thread on a CPU ${ms(median(cpu))}`,
+    );
   }
 }
 

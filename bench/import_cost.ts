@@ -16,8 +16,8 @@ const steps: Array<[string, () => Promise<unknown>]> = [
   ],
   ["@modelcontextprotocol/server/stdio", () => import("@modelcontextprotocol/server/stdio")],
   ["lib/adb (device, runner, commands, errors)", () => import("../lib/adb/device.ts")],
-  // The verbs' definitions (zod schemas, handlers) load with the first call, not here.
-  ["lib/server.ts and the tool listing", () => import("../lib/server.ts")],
+  // The verbs' definitions: zod schemas, handlers, adb commands; the eyes load on first use.
+  ["lib/server.ts and the tool definitions", () => import("../lib/server.ts")],
   ["lib/config.ts, sandbox.ts, vision seam", () =>
     Promise.all([
       import("../lib/config.ts"),
@@ -32,16 +32,19 @@ for (const [name, load] of steps) {
   times[name] = now - t;
   t = now;
 }
-// Building the server: createServer registers the seven tools from lib/tools/listing.json, whose
-// input schemas are JSON Schema already, so tools/list converts nothing.
+// Building the server: createServer registers the seven zod definitions with the SDK (their
+// JSON Schema is made when tools/list asks, not here).
 const { createServer } = await import("../lib/server.ts");
+const { createGarbageCollector } = await import("../lib/memory.ts");
+const { realClock } = await import("../lib/clock.ts");
 const { createVision } = await import("../lib/vision/vision.ts");
 createServer({
   device: {} as never,
   vision: createVision({ route: "none" }),
   saveShot: undefined,
   lookBudgetMs: 45_000,
-  clock: {} as never,
+  clock: realClock,
+  memory: createGarbageCollector(),
   logError: () => {},
 });
 times["createServer (registers the seven tools)"] = performance.now() - t;

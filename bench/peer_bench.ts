@@ -248,6 +248,38 @@ async function main(argv: string[]): Promise<void> {
         await server.close();
       }
     };
+    // Spawn → initialize → tools/list → the first look answered, and that first call alone: the
+    // eyes load lazily, so this is what a new user's first look costs (phone-eye preloads them
+    // once tools/list is answered; here the look follows at once, as a scripted client's would).
+    // An agent's model then thinks for seconds before its first call; THINK_MS stands for that.
+    const THINK_MS = 1000;
+    const firstLook = {
+      eye: { total: [] as number[], call: [] as number[], afterThought: [] as number[] },
+      peer: { total: [] as number[], call: [] as number[], afterThought: [] as number[] },
+    };
+    const coldLook = async (
+      cmd: StdioServerCommand,
+      into: typeof firstLook.eye,
+      look: () => [string, Record<string, unknown>, RegExp],
+      warm: boolean,
+      think: boolean,
+    ) => {
+      const t0 = performance.now();
+      const server = await startStdioServer(cmd);
+      try {
+        await server.client.listTools();
+        if (think) await new Promise((resolve) => setTimeout(resolve, THINK_MS));
+        const t1 = performance.now();
+        await callTool(server, ...look());
+        const t2 = performance.now();
+        if (warm) return;
+        if (think) return void into.afterThought.push(t2 - t1);
+        into.total.push(t2 - t0);
+        into.call.push(t2 - t1);
+      } finally {
+        await server.close();
+      }
+    };
     for (let i = -1; i < startRuns; i++) {
       const deno = await time(() =>
         new Deno.Command(Deno.execPath(), { args: ["run", empty], stdin: "null" }).output()
@@ -267,6 +299,30 @@ async function main(argv: string[]): Promise<void> {
       }
     }
     await Deno.remove(empty);
+    // Looks on the home screen, where the simulated phone starts.
+    for (let i = -1; i < 2 * startRuns; i++) {
+      const think = i >= startRuns;
+      await coldLook(
+        eyeCommand,
+        firstLook.eye,
+        () => ["phone_look", {}, /^Notes @ /m],
+        i < 0,
+        think,
+      );
+      if (peerCommand !== undefined) {
+        try {
+          await coldLook(
+            peerCommand,
+            firstLook.peer,
+            () => ["mobile_list_elements_on_screen", { device: serial }, /text="Notes"/],
+            i < 0,
+            think,
+          );
+        } catch (error) {
+          peerFailed("mobile-mcp failed its first list_elements_on_screen", error);
+        }
+      }
+    }
 
     // The long-lived instances every operation goes through.
     const eye = await startStdioServer(eyeCommand);
@@ -404,6 +460,27 @@ async function main(argv: string[]): Promise<void> {
       ratio(median(start.eye.list), median(start.peer.list)),
     ]);
     rows.push([
+      "cold start, spawn → first `phone_look` / `list_elements_on_screen` answered",
+      ms(median(firstLook.eye.total)),
+      ms(median(firstLook.peer.total)),
+      "",
+      ratio(median(firstLook.eye.total), median(firstLook.peer.total)),
+    ]);
+    rows.push([
+      "that first look alone, sent as `tools/list` is answered (later looks: the UI tree rows)",
+      ms(median(firstLook.eye.call)),
+      ms(median(firstLook.peer.call)),
+      "",
+      ratio(median(firstLook.eye.call), median(firstLook.peer.call)),
+    ]);
+    rows.push([
+      `the first look alone, sent ${THINK_MS} ms after \`tools/list\` (an agent thinking)`,
+      ms(median(firstLook.eye.afterThought)),
+      ms(median(firstLook.peer.afterThought)),
+      "",
+      ratio(median(firstLook.eye.afterThought), median(firstLook.peer.afterThought)),
+    ]);
+    rows.push([
       "RSS idle (after `tools/list`)",
       mib(median(start.eye.rss)),
       mib(median(start.peer.rss)),
@@ -504,15 +581,29 @@ async function main(argv: string[]): Promise<void> {
 /**
  * Ends what the peer left running: its mobilecli binary starts a daemon (`mobilecli daemon start`)
  * that outlives mobile-mcp. Only processes whose command line lies in the bench's own install
- * folder are signalled; without pkill the daemon is named so it can be stopped by hand.
+ * folder are signalled, each by its id: pgrep finds them (Deno lets only --allow-all read other
+ * processes' /proc entries); without pgrep they are named so they can be stopped by hand.
  */
 async function stopPeerDaemons(dir: string): Promise<void> {
   const pattern = `${dir}/node_modules/@mobilenext/`;
+  let found: string;
   try {
-    await new Deno.Command("pkill", { args: ["-f", pattern], stdin: "null", stderr: "null" })
-      .output();
+    const out = await new Deno.Command("pgrep", {
+      args: ["-f", "--", pattern],
+      stdin: "null",
+      stderr: "null",
+    }).output();
+    found = decoder.decode(out.stdout);
   } catch {
-    console.error(`pkill is not available: stop what runs from ${pattern} by hand`);
+    console.error(`pgrep is not available: stop what runs from ${pattern} by hand`);
+    return;
+  }
+  for (const pid of found.split("\n").map(Number).filter((n) => n > 0 && n !== Deno.pid)) {
+    try {
+      Deno.kill(pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
   }
 }
 

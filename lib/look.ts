@@ -110,7 +110,7 @@ interface VisionStage {
 
 /** The vision channel: a screenshot, kept if a folder is set, and the model's answer about it. */
 async function see(
-  { device, vision, saveShot, collectGarbage, clock }: ToolDeps,
+  { device, vision, saveShot, memory, clock }: ToolDeps,
   question: string | undefined,
   cut: AbortSignal,
   stage: VisionStage,
@@ -149,7 +149,7 @@ async function see(
     // saveShot never throws; waiting for it when vision fails too leaves no write running after the look.
     await saving;
     // The decode's and encoder's buffers and the request's body, once the answer is out.
-    collectGarbage?.();
+    memory.collectAfterAnswer();
   }
 }
 

@@ -1,5 +1,6 @@
-// Collects a screenshot's garbage right after the answer that carries it has been written out.
-// A no-op unless V8 exposes gc: deno.json's start task passes --expose-gc.
+// Collects a screenshot's garbage right after the answer that carries it has been written out:
+// the verbs mark it (MemoryHandle), the stdio wire's afterSend runs it. A no-op unless V8 exposes
+// gc (deno.json's start task passes --expose-gc). Nothing here waits or reads the clock.
 
 /** The gc V8 exposes under --expose-gc (v8/src/extensions/gc-extension.cc's options). */
 type ExposedGc = (options?: {
@@ -8,11 +9,15 @@ type ExposedGc = (options?: {
   flavor?: "regular" | "last-resort";
 }) => void;
 
-/** One per process (main.ts): tools ask for a collection, the stdio wire runs it after a send. */
-export interface GarbageCollector {
-  /** A tool left garbage worth collecting: collect after the next message is written. */
-  request(): void;
-  /** Called after each message has gone out: collects when one was requested. */
+/** What the verbs hold (ToolDeps.memory): the one thing they know about memory. */
+export interface MemoryHandle {
+  /** This call left garbage worth collecting: collect once the next message has been written. */
+  collectAfterAnswer(): void;
+}
+
+/** One per server (main.ts): verbs mark garbage, the stdio wire's afterSend collects it. */
+export interface GarbageCollector extends MemoryHandle {
+  /** Called after each message has gone out: collects when a verb asked for it. */
   afterSend(): void;
 }
 
@@ -46,7 +51,7 @@ export function createGarbageCollector(
   let pending = false;
   let baseline: number | undefined;
   return {
-    request() {
+    collectAfterAnswer() {
       pending = gc !== undefined;
     },
     afterSend() {

@@ -3,23 +3,21 @@
 
 import {
   type CallToolResult,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
   McpServer,
   type ProgressNotification,
   type ServerContext,
-  type StandardSchemaWithJSON,
 } from "@modelcontextprotocol/server";
-import type { z } from "zod";
 import { VERSION } from "./config.ts";
-import listing from "./tools/listing.json" with { type: "json" };
+import { TOOLS } from "./tools/index.ts";
 import {
   agentMessage,
-  callSchema,
   errorResult,
-  LISTED_SCHEMA_TARGET,
-  type ListedTool,
-  type Listing,
+  type ServeTool,
+  type Tool,
   type ToolCall,
-  type ToolDef,
   type ToolDeps,
   ToolInputError,
 } from "./tools/tool.ts";
@@ -87,74 +85,63 @@ function refuseLoneSurrogates(args: unknown): void {
   }
 }
 
-let verbs: Promise<ReadonlyMap<string, ToolDef>> | undefined;
-
-/**
- * A verb's definition: its zod schema, its handler and the adb commands under it. They load with
- * the first call to any verb, not at start-up, which lists from lib/tools/listing.json.
- */
-async function verb(name: string): Promise<ToolDef> {
-  verbs ??= import("./tools/index.ts").then(({ TOOLS }) => new Map(TOOLS.map((t) => [t.name, t])));
-  const tool = (await verbs).get(name);
-  if (tool === undefined) {
-    throw new Error(`${name} is listed but not defined: run deno task listing`);
-  }
-  return tool;
-}
-
-/**
- * A listed tool's input schema as the SDK takes one (Standard Schema with JSON Schema): tools/list
- * gets the JSON Schema the listing holds, and a call's arguments are checked by the definition's
- * own zod schema, built on the first call.
- */
-function listedSchema(listed: ListedTool): StandardSchemaWithJSON {
-  let schema: Promise<z.ZodObject> | undefined;
-  const jsonSchema = ({ target }: { target: string }) => {
-    if (target !== LISTED_SCHEMA_TARGET) {
-      throw new Error(
-        `${listed.name}'s listing holds its schema in ${LISTED_SCHEMA_TARGET}, not ${target}`,
-      );
-    }
-    // A copy: what the SDK hands on (in process, by reference) can never edit the listing.
-    return structuredClone(listed.inputSchema);
-  };
-  return {
-    "~standard": {
-      version: 1,
-      vendor: "phone-eye",
-      async validate(value) {
-        schema ??= verb(listed.name).then(callSchema);
-        return await (await schema)["~standard"].validate(value);
-      },
-      jsonSchema: { input: jsonSchema, output: jsonSchema },
-    },
-  };
-}
-
-export function createServer(deps: ServerDeps): McpServer {
+export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
     { instructions: INSTRUCTIONS },
   );
-  for (const listed of (listing as Listing).tools) {
-    server.registerTool(
-      listed.name,
-      {
-        title: listed.title,
-        description: listed.description,
-        inputSchema: listedSchema(listed),
-        annotations: listed.annotations,
-      },
-      async (args: unknown, ctx: ServerContext) => {
-        try {
-          refuseLoneSurrogates(args);
-          const tool = await verb(listed.name);
-          return await tool.handler(deps, args as never, toolCall(ctx));
-        } catch (error) {
-          return failureResult(listed.name, error, deps);
-        }
-      },
-    );
-  }
+  // The SDK checks a call's arguments against the schema before this runs; a failure of the
+  // handler itself becomes a result the agent can read.
+  const serve: ServeTool = (def) => async (args, ctx) => {
+    try {
+      refuseLoneSurrogates(args);
+      return await def.handler(deps, args, toolCall(ctx));
+    } catch (error) {
+      return failureResult(def.name, error, deps);
+    }
+  };
+  for (const tool of tools) tool.register(server, serve);
   return server;
+}
+
+/**
+ * Loads, once, the modules the verbs import on first use (the eyes: capture, codecs, tree parser,
+ * fusion), so the first phone_look or phone_shot is no slower than the next. Never rejects: a
+ * module that fails to load is reported through `logError`, and the verb that needs it says so
+ * again when it is called.
+ */
+export async function preloadTools(
+  logError: (message: string) => void,
+  tools: readonly Tool[] = TOOLS,
+): Promise<void> {
+  await Promise.all(tools.map(async (tool) => {
+    try {
+      await tool.preload?.();
+    } catch (error) {
+      logError(
+        `${tool.name} could not preload its modules: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+  }));
+}
+
+/**
+ * The stdio wire's afterSend part that starts `load` once, right after the first answer that is not
+ * initialize's (normally tools/list's). Not after initialize's: the client sends tools/list at
+ * once, and evaluating the eyes' modules (tens of milliseconds on the main thread) would hold its
+ * answer back. The answer is already written when this runs, so no client waits for the load.
+ */
+export function preloadAfterFirstAnswer(load: () => Promise<void>): (sent: JSONRPCMessage) => void {
+  let started = false;
+  return (sent) => {
+    if (started) return;
+    const answered = isJSONRPCErrorResponse(sent) ||
+      (isJSONRPCResultResponse(sent) && !("serverInfo" in sent.result));
+    if (!answered) return;
+    started = true;
+    // preloadTools never rejects; any other load must not take the server down either.
+    load().catch(() => {});
+  };
 }

@@ -178,6 +178,17 @@ export interface ByteSink {
 /** Bytes asked of the input per read: a whole request line in one read, almost always. */
 const READ_BYTES = 64 * 1024;
 
+export interface StdioWireOptions {
+  /** The longest line read, in bytes (MAX_LINE_BYTES unless a test wants a small one). */
+  maxLineBytes?: number;
+  /**
+   * Runs after each message has been written whole (not after a failed write): where main.ts
+   * collects a screenshot's garbage and starts loading the eyes, with the answer already out.
+   * What it throws goes to onerror; the send still succeeds.
+   */
+  afterSend?: (message: JSONRPCMessage) => void;
+}
+
 /**
  * The server's side of the stdio wire (main.ts passes Deno.stdin and Deno.stdout). Reads and
  * writes go straight to the resources, not through Web Streams: the first `Deno.stdin.readable`
@@ -193,15 +204,17 @@ export class StdioWire implements Transport {
   readonly #input: ByteSource;
   readonly #output: ByteSink;
   readonly #maxLineBytes: number;
+  readonly #afterSend: ((message: JSONRPCMessage) => void) | undefined;
   #started = false;
   #closed = false;
   /** The last write queued: each message is written whole after the one before it. */
   #writing: Promise<void> = Promise.resolve();
 
-  constructor(input: ByteSource, output: ByteSink, maxLineBytes: number = MAX_LINE_BYTES) {
+  constructor(input: ByteSource, output: ByteSink, options: StdioWireOptions = {}) {
     this.#input = input;
     this.#output = output;
-    this.#maxLineBytes = maxLineBytes;
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#afterSend = options.afterSend;
   }
 
   start(): Promise<void> {
@@ -216,12 +229,20 @@ export class StdioWire implements Transport {
     const bytes = new TextEncoder().encode(serializeMessage(message));
     const written = this.#writing.then(() => this.#writeAll(bytes));
     this.#writing = written.catch(() => {});
-    return written.catch((error) => {
+    return written.then(() => this.#sent(message), (error) => {
       // The client stopped reading (its end of the pipe is gone): nothing more can be said.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       void this.close();
       throw error;
     });
+  }
+
+  #sent(message: JSONRPCMessage): void {
+    try {
+      this.#afterSend?.(message);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   close(): Promise<void> {

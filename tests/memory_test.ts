@@ -6,7 +6,7 @@ import { createGarbageCollector } from "../lib/memory.ts";
 
 Deno.test({
   name:
-    "a requested collection runs after the next send, once: young, then full past 4 MiB of growth",
+    "a collection asked for runs after the next send, once: young, then full past 4 MiB of growth",
   permissions: "none",
   fn() {
     const calls: unknown[] = [];
@@ -18,22 +18,22 @@ Deno.test({
     }, () => used);
     collector.afterSend();
     assert.deepEqual(calls, [], "nothing was requested");
-    collector.request();
-    collector.request();
+    collector.collectAfterAnswer();
+    collector.collectAfterAnswer();
     assert.deepEqual(calls, [], "not while the answer is still being made");
     collector.afterSend();
     collector.afterSend();
     assert.deepEqual(calls, [{ type: "minor" }], "the first one sets the baseline: young only");
     used = 34 * MiB;
-    collector.request();
+    collector.collectAfterAnswer();
     collector.afterSend();
     assert.deepEqual(calls.slice(1), [{ type: "minor" }], "4 MiB of growth is allowed");
     used = 35 * MiB;
-    collector.request();
+    collector.collectAfterAnswer();
     collector.afterSend();
     assert.deepEqual(calls.slice(2), [{ type: "minor" }, { type: "major", flavor: "last-resort" }]);
     used = 34 * MiB; // within 4 MiB of the 31 the full collection left: no second one
-    collector.request();
+    collector.collectAfterAnswer();
     collector.afterSend();
     assert.deepEqual(calls.slice(4), [{ type: "minor" }]);
   },
@@ -45,7 +45,7 @@ Deno.test({
   fn() {
     let asked = 0;
     const collector = createGarbageCollector(undefined, () => (asked++, 1 << 30));
-    collector.request();
+    collector.collectAfterAnswer();
     collector.afterSend();
     assert.equal(asked, 0);
   },

@@ -4,7 +4,11 @@ import { createDevice } from "../lib/adb/device.ts";
 import { exited, fakeAdb } from "./helpers/fake_adb.ts";
 import { screenRules } from "./helpers/fake_screen.ts";
 import { loadConfig } from "../lib/config.ts";
-import { INSTRUCTIONS } from "../lib/server.ts";
+import { createGarbageCollector } from "../lib/memory.ts";
+import { INSTRUCTIONS, preloadAfterFirstAnswer, preloadTools } from "../lib/server.ts";
+import { TOOLS } from "../lib/tools/index.ts";
+import { defineTool, LOOKS_ONLY, textResult } from "../lib/tools/tool.ts";
+import { z } from "zod";
 import { createVision } from "../lib/vision/vision.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 
@@ -244,5 +248,83 @@ Deno.test({
     } finally {
       await mcp.close();
     }
+  },
+});
+
+Deno.test({
+  name: "phone_shot marks its garbage; it is collected after the next send only",
+  permissions: "none",
+  async fn() {
+    const collected: unknown[] = [];
+    const memory = createGarbageCollector((options) => collected.push(options), () => 0);
+    const { device } = fakePhone(screenRules());
+    const mcp = await connectInProcess({ device, memory });
+    try {
+      await mcp.client.callTool({ name: "phone_tap", arguments: { x: 1, y: 1 } });
+      memory.afterSend();
+      assert.deepEqual(collected, [], "a tap leaves nothing worth a collection");
+      const shot = await mcp.client.callTool({ name: "phone_shot", arguments: {} });
+      assert.equal(shot.isError, undefined, textOf(shot));
+      assert.deepEqual(collected, [], "not before the answer has been written");
+      memory.afterSend();
+      assert.deepEqual(collected, [{ type: "minor" }]);
+    } finally {
+      await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "the eyes preload once, after the first answer that is not initialize's",
+  permissions: "none",
+  fn() {
+    let loads = 0;
+    const afterSend = preloadAfterFirstAnswer(() => (loads++, Promise.resolve()));
+    afterSend({
+      jsonrpc: "2.0",
+      id: 0,
+      result: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        serverInfo: { name: "x", version: "0" },
+      },
+    });
+    afterSend({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: 1, progress: 1 },
+    });
+    assert.equal(loads, 0, "tools/list comes right after initialize: nothing may compete with it");
+    afterSend({ jsonrpc: "2.0", id: 1, result: { tools: [] } });
+    assert.equal(loads, 1);
+    afterSend({ jsonrpc: "2.0", id: 2, result: { tools: [] } });
+    afterSend({ jsonrpc: "2.0", id: 3, error: { code: -32601, message: "no" } });
+    assert.equal(loads, 1, "once");
+    const refused = preloadAfterFirstAnswer(() => (loads++, Promise.resolve()));
+    refused({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "no" } });
+    assert.equal(loads, 2, "an error answer is an answer too");
+  },
+});
+
+Deno.test({
+  name: "preloading loads the eyes' modules, and a module that fails is logged, never thrown",
+  permissions: "none",
+  async fn() {
+    const logged: string[] = [];
+    assert.ok(TOOLS.some((t) => t.preload !== undefined));
+    await preloadTools((m) => logged.push(m));
+    assert.equal(logged.length, 0, logged.join("\n"));
+    const broken = defineTool({
+      name: "phone_broken",
+      title: "Broken",
+      description: "a verb whose lazy module cannot load",
+      inputSchema: z.strictObject({}),
+      annotations: LOOKS_ONLY,
+      handler: () => Promise.resolve(textResult("never")),
+      preload: () => import(new URL("../lib/no_such_module.ts", import.meta.url).href),
+    });
+    await preloadTools((m) => logged.push(m), [broken, ...TOOLS]);
+    assert.equal(logged.length, 1);
+    assert.match(logged[0]!, /^phone_broken could not preload its modules: /);
   },
 });

@@ -111,7 +111,9 @@ Deno.test({
   async fn() {
     const input = new TransformStream<Uint8Array, Uint8Array>();
     const output = new TransformStream<Uint8Array, Uint8Array>();
-    const wire = new StdioWire(sourceOf(input.readable), sinkOf(output.writable), 64);
+    const wire = new StdioWire(sourceOf(input.readable), sinkOf(output.writable), {
+      maxLineBytes: 64,
+    });
     const delivered: JSONRPCMessage[] = [];
     let closed = false;
     wire.onmessage = (m) => delivered.push(m);
@@ -139,5 +141,38 @@ Deno.test({
     assert.deepEqual(lines.map((l) => [l.id, l.error?.code]), [[null, -32700], [null, -32600]]);
     assert.match(lines[1].error.message, /longer than 64 bytes was discarded/);
     await assert.rejects(wire.send({ jsonrpc: "2.0", id: 2, result: {} }), /closed/);
+  },
+});
+
+Deno.test({
+  name: "afterSend runs once each message is written whole; a throwing hook costs no send",
+  permissions: "none",
+  async fn() {
+    const written: string[] = [];
+    const seen: Array<[JSONRPCMessage, string]> = [];
+    const errors: string[] = [];
+    let fail = false;
+    const wire = new StdioWire({ read: () => new Promise<null>(() => {}) }, {
+      write(bytes) {
+        if (fail) return Promise.reject(new Error("EPIPE"));
+        const part = bytes.slice(0, 5); // written a part at a time, as a pipe may
+        written.push(dec.decode(part));
+        return Promise.resolve(part.length);
+      },
+    }, {
+      afterSend(message) {
+        seen.push([message, written.join("")]);
+        if ("id" in message && message.id === 2) throw new Error("hook failed");
+      },
+    });
+    wire.onerror = (error) => errors.push(error.message);
+    const first = { jsonrpc: "2.0" as const, id: 1, result: {} };
+    await wire.send(first);
+    assert.deepEqual(seen, [[first, `${JSON.stringify(first)}\n`]], "after the whole line");
+    await wire.send({ jsonrpc: "2.0", id: 2, result: {} });
+    assert.deepEqual(errors, ["hook failed"]);
+    fail = true;
+    await assert.rejects(wire.send({ jsonrpc: "2.0", id: 3, result: {} }), /EPIPE/);
+    assert.equal(seen.length, 2, "no hook for a message that was not written");
   },
 });

@@ -8,9 +8,9 @@ import { phoneShot } from "./phone_shot.ts";
 import { phoneSwipe } from "./phone_swipe.ts";
 import { phoneTap } from "./phone_tap.ts";
 import { phoneType } from "./phone_type.ts";
-import type { ToolDef } from "./tool.ts";
+import type { Tool } from "./tool.ts";
 
-export const TOOLS: readonly ToolDef[] = [
+export const TOOLS: readonly Tool[] = [
   phoneLook,
   phoneTap,
   phoneSwipe,
@@ -18,4 +18,4 @@ export const TOOLS: readonly ToolDef[] = [
   phoneShot,
   phoneKey,
   phoneIntent,
-] as unknown as readonly ToolDef[];
+];

@@ -14,7 +14,7 @@ export const phoneKey = defineTool({
   description: `Press one key. Names: ${
     Object.keys(NAMED_KEYS).join(", ")
   }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
-  inputSchema: z.object({
+  inputSchema: z.strictObject({
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
     key: z.union([z.string().min(1).max(40), z.number()]).describe(

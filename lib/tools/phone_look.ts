@@ -25,21 +25,27 @@ export function visionQuestion(question: string | undefined): string | undefined
   return flat;
 }
 
+/**
+ * The look's work: the capture, the codecs and the tree parser. Not loaded at start-up, so
+ * tools/list never waits for it; the server preloads it once tools/list has been answered.
+ */
+const loadLook = () => import("../look.ts");
+
 export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
   description:
     "See the phone's screen. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\".",
-  inputSchema: z.object({
+  inputSchema: z.strictObject({
     question: z.string().max(2000).optional().describe(
       'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',
     ),
   }),
   annotations: LOOKS_ONLY,
   async handler(deps, { question }, call) {
-    // Loaded here, not at start-up: the look pulls in the capture, the codecs and the tree parser.
     const asked = visionQuestion(question);
-    const { look } = await import("../look.ts");
+    const { look } = await loadLook();
     return await look(deps, asked, call);
   },
+  preload: loadLook,
 });

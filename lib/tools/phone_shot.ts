@@ -4,21 +4,27 @@
 import { z } from "zod";
 import { defineTool, LOOKS_ONLY } from "./tool.ts";
 
+/**
+ * The capture and the codecs: not loaded at start-up, so tools/list never waits for them; the
+ * server preloads them once tools/list has been answered.
+ */
+const loadCapture = () => Promise.all([import("../screen.ts"), import("../image.ts")]);
+
 export const phoneShot = defineTool({
   name: "phone_shot",
   title: "Screenshot",
   description:
     "Return the phone's current screen as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
-  inputSchema: z.object({}),
+  inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
-  async handler({ device, saveShot, collectGarbage }) {
-    // The capture and the codecs load on first use: start-up to tools/list never pays for them.
+  preload: loadCapture,
+  async handler({ device, saveShot, memory }) {
     const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
-      await Promise.all([import("../screen.ts"), import("../image.ts")]);
+      await loadCapture();
     const sizing = agentSizing();
     using shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
     const image = encodeFrame(shot.frame, sizing);
-    collectGarbage?.(); // the decode's and encoder's buffers, once the answer is out
+    memory.collectAfterAnswer(); // the decode's and encoder's buffers, once the answer is out
     const lines = [scaleNote(image)];
     if (shot.note) lines.push(`Note: ${shot.note}.`);
     if (saveShot) lines.push(await saveShot(shot.png()));

@@ -1,14 +1,24 @@
-// What a tool is (name, schema, annotations, handler) and how its failures become tool results.
-// Every verb file in lib/tools/ exports one ToolDef; server.ts registers the list.
+// What a tool is (name, schema, annotations, handler), what the verbs are given, and how failures
+// become tool results. Every verb file in lib/tools/ exports one Tool; server.ts registers the list.
 
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
+import type {
+  CallToolResult,
+  McpServer,
+  ServerContext,
+  StandardSchemaWithJSON,
+  ToolAnnotations,
+} from "@modelcontextprotocol/server";
 import type { z } from "zod";
 import type { Device } from "../adb/device.ts";
 import type { Clock } from "../clock.ts";
 import { AgentError } from "../errors.ts";
+import type { MemoryHandle } from "../memory.ts";
 import type { Vision } from "../vision/route.ts";
 
-/** What the verbs need from the world, passed in so tests can hand over fakes as data. */
+/**
+ * The resources the verbs share, one object created per server (main.ts; tests build their own
+ * with fakes as data).
+ */
 export interface ToolDeps {
   device: Device;
   vision: Vision;
@@ -22,10 +32,10 @@ export interface ToolDeps {
   /** What the look's budget, progress heartbeat and retries wait on (lib/clock.ts). */
   clock: Clock;
   /**
-   * Asks for a collection once the answer is out (lib/memory.ts): a screenshot leaves megabytes of
-   * buffers behind. main.ts gives it; tests may leave it out.
+   * Where a verb says it left garbage worth collecting (a screenshot leaves megabytes of buffers
+   * behind); lib/memory.ts collects it once the answer has been written.
    */
-  collectGarbage?: () => void;
+  memory: MemoryHandle;
 }
 
 /** One update for the client's progress display: `progress` must grow with every update. */
@@ -43,13 +53,59 @@ export interface ToolCall {
   progress: ((update: ProgressUpdate) => Promise<void>) | undefined;
 }
 
-export interface ToolDef<Schema extends z.ZodObject = z.ZodObject> {
+/**
+ * A tool's input schema: a zod object built with z.strictObject, so an argument the tool does not
+ * know is refused, not dropped. A misspelt "duration" for "duration_ms" would otherwise run a
+ * 300 ms swipe the agent did not ask for. The SDK lists it as JSON Schema and checks calls with it.
+ * (zod's types do not tell a strict object from a stripping one: tests/tool_schema_test.ts sends
+ * every tool an unknown argument.)
+ */
+export type ToolSchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;
+
+/** The arguments a schema gives its handler once a call has passed it. */
+export type ArgsOf<Schema extends StandardSchemaWithJSON> = StandardSchemaWithJSON.InferOutput<
+  Schema
+>;
+
+/** One verb as written in its file: the handler's arguments are typed by its own schema. */
+export interface ToolDef<Schema extends ToolSchema> {
   name: string;
   title: string;
   description: string;
   inputSchema: Schema;
   annotations: ToolAnnotations;
-  handler: (deps: ToolDeps, args: z.infer<Schema>, call: ToolCall) => Promise<CallToolResult>;
+  handler: (deps: ToolDeps, args: ArgsOf<Schema>, call: ToolCall) => Promise<CallToolResult>;
+  /**
+   * Loads the modules the handler imports on first use (the eyes), so the server can load them
+   * in the background once it is idle (server.ts, preloadTools) and the first call is no slower.
+   */
+  preload?: () => Promise<unknown>;
+}
+
+/** What the SDK runs for a call: the handler with the server's resources, failures mapped. */
+export type ToolCallHandler<Schema extends ToolSchema> = (
+  args: ArgsOf<Schema>,
+  ctx: ServerContext,
+) => Promise<CallToolResult>;
+
+/**
+ * Turns a definition's handler into what the SDK calls (server.ts: resources, progress,
+ * failures as results). Generic, so each tool's arguments stay tied to its own schema.
+ */
+export type ServeTool = <Schema extends ToolSchema>(
+  def: ToolDef<Schema>,
+) => ToolCallHandler<Schema>;
+
+/** A verb in the tool list: what the README and tests read, and how it registers itself. */
+export interface Tool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: ToolSchema;
+  readonly annotations: ToolAnnotations;
+  readonly preload: (() => Promise<unknown>) | undefined;
+  /** Registers the verb with `server`, its schema and its handler served by `serve`. */
+  register(server: McpServer, serve: ServeTool): void;
 }
 
 /** A refusal of the arguments themselves (not a device failure): shown to the agent as-is. */
@@ -69,35 +125,28 @@ export function agentMessage(error: unknown): string | undefined {
 }
 
 /**
- * The schema a call's arguments must pass: the tool's own, made strict, so an argument the tool
- * does not know is refused, not dropped. A misspelt "duration" for "duration_ms" would otherwise
- * run a 300 ms swipe the agent did not ask for.
+ * A verb for the tool list. Registration happens here, where the schema's type is still known, so
+ * the SDK is handed each schema with a handler whose arguments it types: no cast at the seam.
  */
-export function callSchema(tool: ToolDef): z.ZodObject {
-  return tool.inputSchema.strict();
-}
-
-/** The JSON Schema draft the SDK asks a tool's schema for in tools/list (and the listing holds). */
-export const LISTED_SCHEMA_TARGET = "draft-2020-12";
-
-/** One tools/list entry, its input schema already in JSON Schema (lib/tools/listing.json). */
-export interface ListedTool {
-  name: string;
-  title: string;
-  description: string;
-  annotations: ToolAnnotations;
-  inputSchema: Record<string, unknown>;
-}
-
-/** lib/tools/listing.json, written by scripts/tool_listing.ts from the definitions. */
-export interface Listing {
-  $comment: string;
-  tools: ListedTool[];
-}
-
-/** Defines a tool, keeping the schema's type tied to its handler's arguments. */
-export function defineTool<Schema extends z.ZodObject>(def: ToolDef<Schema>): ToolDef<Schema> {
-  return def;
+export function defineTool<Schema extends ToolSchema>(def: ToolDef<Schema>): Tool {
+  const { name, title, description, inputSchema, annotations, preload } = def;
+  return {
+    name,
+    title,
+    description,
+    inputSchema,
+    annotations,
+    preload,
+    register(server, serve) {
+      // The schema as the SDK's types read it: one that yields this handler's arguments.
+      const schema: StandardSchemaWithJSON<unknown, ArgsOf<Schema>> = inputSchema;
+      server.registerTool<StandardSchemaWithJSON, StandardSchemaWithJSON<unknown, ArgsOf<Schema>>>(
+        name,
+        { title, description, inputSchema: schema, annotations: { title, ...annotations } },
+        serve(def),
+      );
+    },
+  };
 }
 
 export function textResult(text: string): CallToolResult {

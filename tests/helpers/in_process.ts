@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import { realClock } from "../../lib/clock.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config.ts";
+import { createGarbageCollector } from "../../lib/memory.ts";
 import { createServer, type ServerDeps } from "../../lib/server.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 
@@ -15,8 +16,8 @@ export interface InProcess {
 }
 
 /**
- * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, and
- * the production look budget and clock.
+ * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, the
+ * production look budget, and the production clock and collector (which does nothing without --expose-gc).
  */
 export async function connectInProcess(
   deps: Pick<ServerDeps, "device"> & Partial<Omit<ServerDeps, "logError">>,
@@ -27,6 +28,7 @@ export async function connectInProcess(
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
     clock: realClock,
+    memory: createGarbageCollector(),
     ...deps,
     logError: (m) => logged.push(m),
   });
