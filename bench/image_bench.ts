@@ -1,21 +1,21 @@
 // Cost of each screenshot step on a realistic 1080×2400 phone frame, and the bytes each output
-// format produces. Run: deno bench -P=test --no-prompt bench/image_bench.ts
+// format produces, and what each byte-lane (u32) trick saves of the capture path against the plain
+// byte loop it replaces. Run: deno bench -P=test --no-prompt bench/image_bench.ts
+import { inflateSync } from "node:zlib";
+import { base64Length, encodeFrame, encodeJpeg, encodePng, toBase64 } from "../lib/image/encode.ts";
+import type { RgbaImage } from "../lib/image/frame.ts";
+import { checkPngBeforeDecoding, checkPngStream, isCompletePng } from "../lib/image/png_chunks.ts";
+import { readPngStream } from "../lib/image/png_decode.ts";
+import { unfilterRow } from "../lib/image/png_unfilter.ts";
+import { decodeRawScreencap, readRawScreencap } from "../lib/image/raw_screencap.ts";
+import { downscale } from "../lib/image/row_reducer.ts";
+import { agentSizing, fitFor } from "../lib/image/sizing.ts";
 import {
-  agentSizing,
-  base64Length,
   blankFrameKind,
   decodePng,
-  decodeRawScreencap,
-  downscale,
-  encodeJpeg,
-  encodePng,
-  fitFor,
-  isCompletePng,
   prepareForAgent,
   prepareForVision,
-  readPngStream,
-  toBase64,
-} from "../lib/image.ts";
+} from "../tests/fixtures/images/pipeline.ts";
 import { ihdrBody, writeFilteredPng, writePngChunks } from "../tests/fixtures/images/png_writer.ts";
 import {
   darkScreenWithText,
@@ -111,7 +111,7 @@ if (hostileArg !== undefined) {
   const t0 = performance.now();
   let outcome: string;
   try {
-    const img = hostileArg.startsWith("raw") ? decodeRawScreencap(input) : decodePng(input);
+    const img = hostileArg.startsWith("raw") ? decodeRawScreencap(input) : await decodePng(input);
     outcome = `decoded ${img.width}×${img.height} (${img.data.length} bytes)`;
   } catch (error) {
     outcome = `refused: ${error instanceof Error ? `${error.name} ${error.message}` : error}`;
@@ -144,7 +144,7 @@ const black = uniformScreen(1080, 2400, [0, 0, 0]);
 
 const sizes: Record<string, number> = {
   "screencap PNG 1080×2400 (filtered, zlib 6)": screencapPng.length,
-  "encodePng 1080×2400 (fast-png)": encodePng(screen).length,
+  "encodePng 1080×2400": encodePng(screen).length,
   "encodePng 540×1200": encodePng(agentSized).length,
   "JPEG q70 540×1200": encodeJpeg(agentSized, 70).length,
   "JPEG q80 540×1200": encodeJpeg(agentSized, 80).length,
@@ -161,34 +161,109 @@ const sizes: Record<string, number> = {
  * deno bench reports mean and percentiles; the closing note wants medians, so we take them too
  * (with the minimum, which shows the cost on a quiet machine).
  */
-function medianMs(fn: () => unknown, runs = 11): string {
-  fn(); // warm-up: JIT and first allocation
+async function medianOf(fn: () => unknown, runs = 11): Promise<{ median: number; min: number }> {
+  await fn(); // warm-up: JIT and first allocation
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
-    fn();
+    await fn();
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  return `${times[runs >> 1]!.toFixed(1).padStart(7)}  (min ${times[0]!.toFixed(1)})`;
+  return { median: times[runs >> 1]!, min: times[0]! };
+}
+
+async function medianMs(fn: () => unknown, runs = 11): Promise<string> {
+  const { median, min } = await medianOf(fn, runs);
+  return `${median.toFixed(1).padStart(7)}  (min ${min.toFixed(1)})`;
+}
+
+/** The same pixels one byte past 4-byte alignment: every u32 trick falls back to its byte loop. */
+function unaligned(img: RgbaImage): RgbaImage {
+  const data = new Uint8Array(img.data.length + 1).subarray(1);
+  data.set(img.data);
+  return { ...img, data };
+}
+
+/**
+ * The capture's unfilter alone, the way readPngStream drives it (two row buffers, each row's pixels
+ * at `pad`): pad 4 puts them on a 4-byte boundary, so Sub, Up and Average run on u32 lanes; pad 5
+ * does not, so they run as the plain byte loops.
+ */
+function unfilterAll(filtered: Uint8Array, width: number, height: number, pad: number): void {
+  const stride = width * 4, rowBytes = stride + 1;
+  let row = new Uint8Array(pad - 1 + rowBytes), above = new Uint8Array(pad - 1 + rowBytes);
+  for (let y = 0; y < height; y++) {
+    row.set(filtered.subarray(y * rowBytes, (y + 1) * rowBytes), pad - 1);
+    unfilterRow(row, pad, above, pad, stride, 4, y);
+    [row, above] = [above, row];
+  }
 }
 
 const medians: Record<string, string> = {
-  "decodePng 1080×2400 screencap PNG": medianMs(() => decodePng(screencapPng)),
-  "decodeRawScreencap 1080×2400": medianMs(() => decodeRawScreencap(raw)),
-  "downscale → 540×1200": medianMs(() => downscale(screen, 540, 1200)),
-  "downscale → 706×1568": medianMs(() => downscale(screen, 706, 1568)),
-  "encodeJpeg q80 540×1200": medianMs(() => encodeJpeg(agentSized, 80)),
-  "encodePng 540×1200": medianMs(() => encodePng(agentSized)),
-  "encodeJpeg q85 706×1568": medianMs(() => encodeJpeg(visionSized, 85)),
-  "encodePng 706×1568": medianMs(() => encodePng(visionSized)),
-  "prepareForAgent (photo screen)": medianMs(() => prepareForAgent(screen)),
-  "prepareForAgent (flat UI screen)": medianMs(() => prepareForAgent(flatScreen)),
-  "prepareForVision (photo screen)": medianMs(() => prepareForVision(screen)),
-  "PNG → decode → prepareForAgent → base64": medianMs(() =>
-    toBase64(prepareForAgent(decodePng(screencapPng)).bytes)
+  "decodePng 1080×2400 screencap PNG": await medianMs(() => decodePng(screencapPng)),
+  "decodeRawScreencap 1080×2400": await medianMs(() => decodeRawScreencap(raw)),
+  "downscale → 540×1200": await medianMs(() => downscale(screen, 540, 1200)),
+  "downscale → 706×1568": await medianMs(() => downscale(screen, 706, 1568)),
+  "encodeJpeg q80 540×1200": await medianMs(() => encodeJpeg(agentSized, 80)),
+  "encodePng 540×1200": await medianMs(() => encodePng(agentSized)),
+  "encodeJpeg q85 706×1568": await medianMs(() => encodeJpeg(visionSized, 85)),
+  "encodePng 706×1568": await medianMs(() => encodePng(visionSized)),
+  "prepareForAgent (photo screen)": await medianMs(() => prepareForAgent(screen)),
+  "prepareForAgent (flat UI screen)": await medianMs(() => prepareForAgent(flatScreen)),
+  "prepareForVision (photo screen)": await medianMs(() => prepareForVision(screen)),
+  "PNG → decode → prepareForAgent → base64": await medianMs(async () =>
+    toBase64(prepareForAgent(await decodePng(screencapPng)).bytes)
   ),
 };
+
+// --- byte-lane tricks against their plain loops, as a share of the capture path ----------------
+// The capture path is what phone_shot does with the phone's PNG: decode straight to 540×1200,
+// encode for the agent, base64. Each trick is timed beside the byte loop it replaces on the same
+// pixels; its saving counts against the capture path's own median, taken in the same run.
+const sizing = agentSizing();
+const capture = await medianOf(async () => {
+  const frame = await readPngStream(screencapPng, fitFor(sizing));
+  toBase64(encodeFrame(frame, sizing).bytes);
+}, 21);
+const layout = checkPngBeforeDecoding(screencapPng, checkPngStream(screencapPng));
+const filtered = new Uint8Array(inflateSync(layout.zlib));
+const rawUnaligned = new Uint8Array(raw.length + 1).subarray(1);
+rawUnaligned.set(raw);
+const agentUnaligned = unaligned(agentSized);
+const tricks: Array<[string, () => unknown, () => unknown]> = [
+  [
+    "unfilter Sub/Up/Average on u32 lanes (png_unfilter.ts)",
+    () => unfilterAll(filtered, 1080, 2400, 4),
+    () => unfilterAll(filtered, 1080, 2400, 5),
+  ],
+  [
+    "reduce 1080×2400 → 540×1200 on u32 lanes (row_reducer.ts blockSums)",
+    () => readRawScreencap(raw, fitFor(sizing)),
+    () => readRawScreencap(rawUnaligned, fitFor(sizing)),
+  ],
+  [
+    "Up filter and flatness on u32 words (encode.ts upFiltered), 540×1200",
+    () => encodePng(agentSized),
+    () => encodePng(agentUnaligned),
+  ],
+];
+const trickLines: string[] = [];
+/** A saving as a share of the capture path, from medians and (the quiet-machine view) from minima. */
+const share = (lanes: number, bytes: number, path: number) =>
+  `${(bytes - lanes).toFixed(1)} ms = ${(100 * (bytes - lanes) / path).toFixed(1)} %`;
+for (const [name, lanes, plain] of tricks) {
+  const withLanes = await medianOf(lanes, 21), withBytes = await medianOf(plain, 21);
+  trickLines.push(
+    `  ${name}`,
+    `    median: lanes ${withLanes.median.toFixed(1)} ms, bytes ${
+      withBytes.median.toFixed(1)
+    } ms, saves ${share(withLanes.median, withBytes.median, capture.median)} of the capture path`,
+    `    min:    lanes ${withLanes.min.toFixed(1)} ms, bytes ${
+      withBytes.min.toFixed(1)
+    } ms, saves ${share(withLanes.min, withBytes.min, capture.min)} of the capture path`,
+  );
+}
 
 // deno-lint-ignore no-console
 console.log(
@@ -199,6 +274,11 @@ console.log(
     ),
     "median of 11 runs, ms:",
     ...Object.entries(medians).map(([k, v]) => `  ${k.padEnd(46)} ${v}`),
+    `capture path (readPngStream → 540×1200, encodeFrame, base64): ${
+      capture.median.toFixed(1)
+    } ms median (min ${capture.min.toFixed(1)})`,
+    "byte-lane tricks against their byte loops, 21 runs each:",
+    ...trickLines,
   ].join("\n"),
 );
 
@@ -217,8 +297,8 @@ Deno.bench("blankFrameKind on an all-black frame (worst case: full scan)", {
   blankFrameKind(black);
 });
 
-Deno.bench("decodePng 1080×2400 screencap PNG", { group: "decode", baseline: true }, () => {
-  decodePng(screencapPng);
+Deno.bench("decodePng 1080×2400 screencap PNG", { group: "decode", baseline: true }, async () => {
+  await decodePng(screencapPng);
 });
 Deno.bench("readPngStream 1080×2400 screencap PNG → 540×1200 (the capture path)", {
   group: "decode",
@@ -255,9 +335,17 @@ Deno.bench("prepareForAgent 1080×2400 → 540×1200 JPEG", { group: "whole" }, 
 Deno.bench("prepareForVision 1080×2400 → 706×1568 JPEG", { group: "whole" }, () => {
   prepareForVision(screen);
 });
-Deno.bench("screencap PNG → decode → prepareForAgent → base64", { group: "whole" }, () => {
-  toBase64(prepareForAgent(decodePng(screencapPng)).bytes);
+Deno.bench("screencap PNG → decode → prepareForAgent → base64", { group: "whole" }, async () => {
+  toBase64(prepareForAgent(await decodePng(screencapPng)).bytes);
 });
+for (const [name, lanes, plain] of tricks) {
+  Deno.bench(`${name}: lanes`, { group: name, baseline: true }, async () => {
+    await lanes();
+  });
+  Deno.bench(`${name}: plain bytes`, { group: name }, async () => {
+    await plain();
+  });
+}
 Deno.bench("toBase64 of the 1080×2400 screencap PNG", { group: "whole" }, () => {
   toBase64(screencapPng);
 });

@@ -10,7 +10,8 @@ import {
   type SnappedPoint,
   snapPoints,
 } from "./fusion.ts";
-import { encodeFrame, fitFor, visionSizing } from "./image.ts";
+import { encodeFrame } from "./image/encode.ts";
+import { fitFor, visionSizing } from "./image/sizing.ts";
 import { captureScreen, readUiTree } from "./screen.ts";
 import {
   type Size,

@@ -13,8 +13,12 @@ export const phoneShot = defineTool({
   annotations: LOOKS_ONLY,
   async handler({ device, saveShot, collectGarbage }) {
     // The capture and the codecs load on first use: start-up to tools/list never pays for them.
-    const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
-      await Promise.all([import("../screen.ts"), import("../image.ts")]);
+    const [{ captureScreen }, { encodeFrame, toBase64 }, { agentSizing, fitFor, scaleNote }] =
+      await Promise.all([
+        import("../screen.ts"),
+        import("../image/encode.ts"),
+        import("../image/sizing.ts"),
+      ]);
     const sizing = agentSizing();
     using shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
     const image = encodeFrame(shot.frame, sizing);
