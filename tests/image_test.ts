@@ -766,7 +766,7 @@ function noise(width: number, height: number): RgbaImage {
   return { width, height, data };
 }
 
-pure("encoding reads pixels a u32 or a byte at a time to the same bytes", async () => {
+pure("encoding reads pixels at any alignment to the same bytes", async () => {
   const images = [
     syntheticScreen(90, 200),
     gradient(33, 21),

@@ -183,7 +183,6 @@ Deno.test("start-up loads only what initialize and tools/list need; the verbs, e
     ...[
       "encode",
       "frame",
-      "lanes",
       "png_chunks",
       "png_decode",
       "png_other_layouts",

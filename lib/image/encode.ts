@@ -4,7 +4,6 @@ import { encode as jpegJsEncode } from "jpeg-js";
 import { deflateSync } from "node:zlib";
 import { concatBytes, releaseBytes } from "../bytes.ts";
 import { type Frame, ImageError, type RgbaImage } from "./frame.ts";
-import { laneDifference, pixelWords } from "./lanes.ts";
 import { IDAT, IEND, IHDR, PNG_SIGNATURE, pngChunk } from "./png_chunks.ts";
 import { downscale } from "./row_reducer.ts";
 import { type AgentImage, firstEdge, fitToEdge, MIN_EDGE, type Sizing } from "./sizing.ts";
@@ -28,47 +27,15 @@ interface FilteredRows {
 const FLAT_SHARE = 0.85;
 
 /**
- * PNG's filtered image data in one pass over the pixels, which also reads their flatness and
- * opacity for encodeFrame, instead of a pass for each. Every row uses the Up filter (the
- * difference from the row above): UI screens are mostly rows that repeat the one above, which Up
- * turns into runs of zeros, and it costs one subtraction where libpng's per-row search costs five
- * filters (bench/image_bench.ts compares the sizes). Opaque images (every screenshot) are written
- * as RGB: a quarter less data to compress, so smaller and faster than RGBA; the first translucent
- * pixel starts the pass again as RGBA, a byte at a time.
+ * PNG's filtered image data, and the flatness and opacity encodeFrame reads from the same pixels.
+ * Every row uses the Up filter (the difference from the row above): UI screens are mostly rows
+ * that repeat the one above, which Up turns into runs of zeros, and it costs one subtraction where
+ * libpng's per-row search costs five filters (bench/image_bench.ts compares the sizes). Opaque
+ * images (every screenshot) are written as RGB: a quarter less data to compress, so smaller and
+ * faster than RGBA. A byte at a time: reading a pixel as one u32 word saved 0.5 % of the capture
+ * path in bench/image_bench.ts (its byte-lane lines), under the 10 % a trick must earn.
  */
 function upFiltered(img: RgbaImage): FilteredRows {
-  const { width, height, data } = img;
-  const words = pixelWords(data);
-  if (words) {
-    const rows = new Uint8Array((width * 3 + 1) * height);
-    // Pixel 0 has no left neighbour: `prev` starts unequal to it.
-    let same = 0, prev = words[0]! ^ 1, alpha = -1;
-    for (let y = 0, o = 0; y < height; y++) {
-      rows[o++] = 2; // Up
-      // Row 0 takes the difference from a row of zeros (PNG spec 9.2): its bytes as they are.
-      const top = y === 0;
-      for (let p = y * width, end = p + width; p < end; p++, o += 3) {
-        const a = words[p]!, b = top ? 0 : words[p - width]!;
-        const d = laneDifference(a, b);
-        rows[o] = d;
-        rows[o + 1] = d >>> 8;
-        rows[o + 2] = d >>> 16;
-        // Red, green and blue are the low three bytes of a little-endian pixel.
-        if (((a ^ prev) & 0xffffff) === 0) same++;
-        prev = a;
-        alpha &= a;
-      }
-    }
-    if (alpha >>> 24 === 0xff) {
-      return { width, height, rows, channels: 3, flatShare: same / (width * height) };
-    }
-    releaseBytes(rows);
-  }
-  return upFilteredBytes(img);
-}
-
-/** upFiltered a byte at a time: rows that are not 4-byte aligned, a big-endian host, alpha. */
-function upFilteredBytes(img: RgbaImage): FilteredRows {
   const { width, height, data } = img;
   let channels: 3 | 4 = 3;
   for (let i = 3; i < data.length; i += 4) {

@@ -64,8 +64,6 @@ export interface PrepareOptions {
  * 2.5 rather than 1.875 (fewer arithmetic slips when it taps from the image). Common phones land
  * on the step anyway (2400→1200 ×2, 3200→1280 ×2.5, 1600→1280 ×1.25); the worst case, a long
  * edge just over `maxEdge`, gives up a fifth of the edge. Never enlarges.
- *
- * Exported for tests only (tests/image_test.ts checks the scale table without encoding screens).
  */
 export function fitToEdge(
   width: number,
