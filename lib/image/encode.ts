@@ -33,7 +33,7 @@ const FLAT_SHARE = 0.85;
  * libpng's per-row search costs five filters (bench/image_bench.ts compares the sizes). Opaque
  * images (every screenshot) are written as RGB: a quarter less data to compress, so smaller and
  * faster than RGBA. A byte at a time: reading a pixel as one u32 word saved 0.5 % of the capture
- * path in bench/image_bench.ts (its byte-lane lines), under the 10 % a trick must earn.
+ * path in bench/image_bench.ts (its capture-path note), under the 10 % a trick must earn.
  */
 function upFiltered(img: RgbaImage): FilteredRows {
   const { width, height, data } = img;

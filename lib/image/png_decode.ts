@@ -42,10 +42,8 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
     blue: 2,
     opaque: channels === 3,
   }, fit);
-  // Each row's filter byte sits at PAD - 1 so its pixels start at PAD, 4-byte aligned: the reducer
-  // then reads an RGBA pixel as one u32 (blockSums).
-  const PAD = 4;
-  let row = new Uint8Array(PAD - 1 + rowBytes), above = new Uint8Array(PAD - 1 + rowBytes);
+  // Each buffer holds a row as the stream gives it: the filter byte, then the pixels from index 1.
+  let row = new Uint8Array(rowBytes), above = new Uint8Array(rowBytes);
   let filled = 0, y = 0, total = 0;
   const inflater = new DecompressionStream("deflate");
   const writer = inflater.writable.getWriter();
@@ -82,12 +80,12 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
       }
       for (let at = 0; at < data.length;) {
         const take = Math.min(rowBytes - filled, data.length - at);
-        row.set(data.subarray(at, at + take), PAD - 1 + filled);
+        row.set(data.subarray(at, at + take), filled);
         filled += take;
         at += take;
         if (filled === rowBytes) {
-          unfilterRow(row, PAD, above, PAD, stride, channels, y);
-          reducer.push(row, PAD);
+          unfilterRow(row, 1, above, 1, stride, channels, y);
+          reducer.push(row, 1);
           const done = row;
           row = above;
           above = done;

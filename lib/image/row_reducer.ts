@@ -2,29 +2,6 @@
 // calls a frame blank (one colour, ±2 per channel), read from the full-size rows on the way.
 import type { Fit, Frame, RgbaImage } from "./frame.ts";
 
-// The one byte-lane trick left in the pipeline: blockSums reads a pixel as one u32 word and sums
-// two channels per word. bench/image_bench.ts (its byte-lane lines: the same reduction on aligned
-// and unaligned bytes, in interleaved rounds) shows it saves 10.4 % of the capture path.
-
-/** Every host Deno builds for is little-endian: a pixel's four bytes read as one u32, byte 0 lowest. */
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
-
-/**
- * RGBA bytes as one 32-bit word a pixel (red in the low byte), so a loop over pixels does one read
- * where it would do four; undefined when the bytes are not 4-byte aligned (a typed array must be)
- * or the host is big-endian, and the caller reads bytes instead. Signed: an opaque pixel is 2^31 or
- * more as a u32, which V8 holds as a double, and the loops here ran at about half speed on it;
- * as an int32 it stays an integer, and the bit operations read the same bits.
- */
-function pixelWords(
-  data: Uint8Array,
-  at = 0,
-  pixels = (data.length - at) >> 2,
-): Int32Array | undefined {
-  if (!LITTLE_ENDIAN || (data.byteOffset + at) % 4 !== 0) return undefined;
-  return new Int32Array(data.buffer, data.byteOffset + at, pixels);
-}
-
 /**
  * Per output index, the source indices it covers and their coverage weights (summing to 1):
  * box-filter area averaging, exact for fractional factors. Flat arrays so the inner loops do no
@@ -91,11 +68,11 @@ export function reduceRows(
 /**
  * The sums behind a whole-number reduction by `k` (k ≤ 8): each output pixel's k×k source pixels
  * added up as integers, rows at a time, then averaged by a lookup table with the weighted path's
- * rounding (half up). Two channels share one u32 in 16-bit lanes (bytes 0 and 2 in one, 1 and 3 in
- * the other; at most 64 × 255 = 16,320 per lane, so no lane carries into the next), which lets a
- * 4-byte pixel be read as one u32 and split with two masks: about four times fewer operations than
- * a byte at a time. Rows that are not 4-byte aligned, or 3 bytes a pixel, are read a byte at a time
- * into the same lanes.
+ * rounding (half up). Two channels share one number in 16-bit lanes (bytes 0 and 2 in one, 1 and
+ * 3 in the other; at most 64 × 255 = 16,320 per lane, so no lane carries into the next), so a pixel
+ * costs two additions instead of four. Reading a pixel as one u32 word on top of this was timed in
+ * bench/image_bench.ts (its capture-path note, interleaved rounds): 10.4 % and 6.6 % of the capture
+ * path in two runs, not the 10 % a trick must show every time, so pixels are read a byte at a time.
  */
 function blockSums(k: number, outW: number, channels: 3 | 4) {
   const area = k * k;
@@ -103,48 +80,15 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
   const odd = new Int32Array(outW); // bytes 1 and 3
   const average = new Uint8Array(area * 255 + 1);
   for (let sum = 0; sum < average.length; sum++) average[sum] = (sum + (area >> 1)) / area;
-  // log2(area) when k is a power of two (2, 4, 8), else 0 and the table averages.
-  const shift = (k & (k - 1)) === 0 ? 2 * Math.log2(k) : 0;
-  // Halving (the common case: 1080×2400 to 540×1200) sets the sums from a pair's first row
-  // instead of adding to cleared ones, and adds its second row in emit, straight into the output
-  // pixels, instead of storing sums only to read them back.
   let row = 0; // the source row within the current block
-  let last: Int32Array | undefined; // a pair's second row, for emit
   return {
     /** Adds one source row, starting at `at` in `src`, into the sums. */
     add(src: Uint8Array, at: number): void {
-      const pixels = channels === 4 ? pixelWords(src, at, outW * k) : undefined;
-      const first = row === 0;
-      row = (row + 1) % k;
-      if (pixels && k === 2) {
-        if (!first) {
-          last = pixels;
-          return;
-        }
-        for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
-          const p = pixels[q]!, r = pixels[q + 1]!;
-          even[ox] = (p & 0xff00ff) + (r & 0xff00ff);
-          odd[ox] = ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff);
-        }
-        return;
-      }
-      if (first) {
+      if (row === 0) {
         even.fill(0);
         odd.fill(0);
       }
-      if (pixels) {
-        for (let ox = 0, q = 0; ox < outW; ox++) {
-          let lo = 0, hi = 0;
-          for (const end = q + k; q < end; q++) {
-            const p = pixels[q]!;
-            lo += p & 0xff00ff;
-            hi += (p >>> 8) & 0xff00ff;
-          }
-          even[ox]! += lo;
-          odd[ox]! += hi;
-        }
-        return;
-      }
+      row = (row + 1) % k;
       for (let ox = 0, p = at; ox < outW; ox++) {
         let lo = 0, hi = 0;
         for (let j = 0; j < k; j++, p += channels) {
@@ -160,41 +104,6 @@ function blockSums(k: number, outW: number, channels: 3 | 4) {
      * sums). `red`: where red sits in a source pixel (byte 0, or byte 2 for BGRA).
      */
     emit(out: Uint8Array, o: number, red: 0 | 2, opaque: boolean): void {
-      const words = shift > 0 ? pixelWords(out, o, outW) : undefined;
-      const half = (area >> 1) * 0x10001;
-      const alpha = opaque ? 0xff000000 : 0;
-      const second = last;
-      last = undefined;
-      if (second && !words) {
-        for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
-          const p = second[q]!, r = second[q + 1]!;
-          even[ox]! += (p & 0xff00ff) + (r & 0xff00ff);
-          odd[ox]! += ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff);
-        }
-      }
-      if (second && words) {
-        for (let ox = 0, q = 0; ox < outW; ox++, q += 2) {
-          const p = second[q]!, r = second[q + 1]!;
-          const lo = ((even[ox]! + (p & 0xff00ff) + (r & 0xff00ff) + half) >>> shift) & 0xff00ff;
-          const hi =
-            ((odd[ox]! + ((p >>> 8) & 0xff00ff) + ((r >>> 8) & 0xff00ff) + half) >>> shift) &
-            0xff00ff;
-          const rb = red === 0 ? lo : ((lo & 0xff) << 16) | (lo >>> 16);
-          words[ox] = rb | (opaque ? ((hi & 0xff) << 8) | alpha : hi << 8);
-        }
-        return;
-      }
-      if (words) {
-        // k a power of two: both lanes of a word averaged at once by a shift (the table's rounding,
-        // half up), then one word written a pixel; bytes 0 and 2 trade places for BGRA.
-        for (let ox = 0; ox < outW; ox++) {
-          const lo = ((even[ox]! + half) >>> shift) & 0xff00ff;
-          const hi = ((odd[ox]! + half) >>> shift) & 0xff00ff;
-          const rb = red === 0 ? lo : ((lo & 0xff) << 16) | (lo >>> 16);
-          words[ox] = rb | (opaque ? ((hi & 0xff) << 8) | alpha : hi << 8);
-        }
-        return;
-      }
       for (let ox = 0; ox < outW; ox++, o += 4) {
         const lo = even[ox]!, hi = odd[ox]!;
         const first = average[lo & 0xffff]!, third = average[lo >>> 16]!;
