@@ -16,16 +16,11 @@ import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "../tests/helpers/phone_eye.ts";
 import { startOpenAiServer } from "../tests/fixtures/openai_server.ts";
 import { startSimPhone } from "../tests/sim/sim_phone.ts";
-import {
-  agentSizing,
-  decodePng,
-  encodeFrame,
-  fitFor,
-  prepareForVision,
-  readPng,
-  readRawScreencap,
-  toBase64,
-} from "../lib/image.ts";
+import { encodeFrame, toBase64 } from "../lib/image/encode.ts";
+import { readPngStream } from "../lib/image/png_decode.ts";
+import { readRawScreencap } from "../lib/image/raw_screencap.ts";
+import { agentSizing, fitFor } from "../lib/image/sizing.ts";
+import { decodePng, prepareForVision } from "../tests/fixtures/images/pipeline.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { median } from "./stats.ts";
 import { minorFaults } from "./stdio_server.ts";
@@ -176,12 +171,12 @@ async function main(argv: string[]): Promise<void> {
     const simPng = (await bare("exec-out", "screencap -p")).stdout;
     const simRaw = (await bare("exec-out", "screencap")).stdout;
     const sizing = agentSizing();
-    const frame = readPng(simPng, fitFor(sizing));
+    const frame = await readPngStream(simPng, fitFor(sizing));
     const encoded = encodeFrame(frame, sizing);
     lines.push("", "host side of phone_shot, in-process (1080×2400 → 540×1200):");
     row(
-      `  readPng: inflate, unfilter, reduce (${Math.round(simPng.length / 1024)} KB PNG)`,
-      await measure(runs, () => void readPng(simPng, fitFor(sizing))),
+      `  readPngStream: inflate, unfilter, reduce (${Math.round(simPng.length / 1024)} KB PNG)`,
+      await measure(runs, async () => void await readPngStream(simPng, fitFor(sizing))),
     );
     row(
       `  readRawScreencap: reduce (${Math.round(simRaw.length / 1024)} KB raw)`,
@@ -196,7 +191,7 @@ async function main(argv: string[]): Promise<void> {
     sim.faults.latency(latency);
     lines.push("", `phone_look with vision, realistic (${latency} ms per adb command):`);
     const png = (await bare("exec-out", "screencap -p")).stdout;
-    const image = prepareForVision(decodePng(png));
+    const image = prepareForVision(await decodePng(png));
     const vision = createVision({
       route: "direct",
       baseUrl: server.url,

@@ -7,7 +7,6 @@ import type { Device } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
 import type { Config } from "./config.ts";
 import { ENV_VARS } from "./env_vars.ts";
-import { encodePng, type RgbaImage } from "./image.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
 import type { BuildInfo } from "./build_info.ts";
@@ -150,18 +149,17 @@ async function checkKeyboard(device: Device): Promise<Check> {
   }
 }
 
-/** A small grey-and-white test card: enough for a vision model to answer, nothing private. */
-function testCard(): RgbaImage {
-  const width = 64;
-  const height = 64;
-  const data = new Uint8Array(width * height * 4);
-  for (let i = 0; i < width * height; i++) {
-    const light = (i % width < 32) !== (Math.floor(i / width) < 32);
-    data.fill(light ? 230 : 90, i * 4, i * 4 + 3);
-    data[i * 4 + 3] = 255;
-  }
-  return { width, height, data };
-}
+/**
+ * A small grey-and-white test card for the vision check: enough for a model to answer, nothing
+ * private. 64×64, four 32 px squares, light (230) top-right and bottom-left, dark (90) elsewhere,
+ * as an RGB PNG; a constant, so the doctor never loads the image codecs to make one.
+ * tests/doctor_test.ts decodes it with the production decoder and checks every pixel.
+ */
+export const TEST_CARD_PNG = Uint8Array.fromBase64(
+  "iVBORw0KGgoAAAANSUhEUgAAAEAAAABACAIAAAAlC+aJAAAAb0lEQVR4nO3SAQmAAAxFQVlMcxjDnOYwhIxDeJfgj7c5lz3L" +
+    "5vi5DtAqoFVAq4BWAa0CWgW0CmgV0CqgVUCrgFYBrQJaBbS5l13LeiGtAloFtApoFdAqoFVAq4BWAa0CWgW0CmgV0Cqg" +
+    "VUAbPeCrF7MC2IGEZ/dXAAAAAElFTkSuQmCC",
+);
 
 async function checkVision(vision: Vision, config: Config): Promise<Check> {
   if (vision.unavailable !== undefined) {
@@ -175,13 +173,7 @@ async function checkVision(vision: Vision, config: Config): Promise<Check> {
       ],
     };
   }
-  const card = testCard();
-  const image: VisionImage = {
-    bytes: encodePng(card),
-    mimeType: "image/png",
-    width: card.width,
-    height: card.height,
-  };
+  const image: VisionImage = { bytes: TEST_CARD_PNG, mimeType: "image/png", width: 64, height: 64 };
   try {
     const answer = await vision.describe(
       image,

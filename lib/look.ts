@@ -12,7 +12,8 @@ import {
 } from "./fusion.ts";
 import type { Clock } from "./clock.ts";
 import { truncate } from "./text.ts";
-import { encodeFrame, fitFor, visionSizing } from "./image.ts";
+import { encodeFrame } from "./image/encode.ts";
+import { fitFor, visionSizing } from "./image/sizing.ts";
 import { captureScreen, readUiTree } from "./screen.ts";
 import {
   type Size,

@@ -11,16 +11,11 @@ import { type Device, freshDumpPath } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
 import { releaseBytes } from "./bytes.ts";
 import type { Clock } from "./clock.ts";
-import {
-  decodeRawScreencap,
-  encodePng,
-  type Fit,
-  type Frame,
-  ImageError,
-  isCompletePng,
-  readPngStream,
-  readRawScreencap,
-} from "./image.ts";
+import { encodePng } from "./image/encode.ts";
+import { type Fit, type Frame, ImageError } from "./image/frame.ts";
+import { readPngStream } from "./image/png_decode.ts";
+import { isCompletePng } from "./image/png_chunks.ts";
+import { decodeRawScreencap, readRawScreencap } from "./image/raw_screencap.ts";
 import { type DumpResult, extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
 
 /**
@@ -53,7 +48,7 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
 }
 
 /**
- * Takes a screenshot, decoded straight to the size `fit` asks for (image.ts readPngStream).
+ * Takes a screenshot, decoded straight to the size `fit` asks for (lib/image/png_decode.ts).
  * `screencap -p` is tried first: compressed on the phone, so a phone screen crosses the link as
  * tens to hundreds of KB instead of the 10 MB of a raw 1080×2400 frame, which on the simulated
  * phone's loopback alone costs more than the PNG's decode (bench/look_bench.ts), and over Wi-Fi

@@ -6,8 +6,9 @@ import { dirname, join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
 import { createDevice } from "../lib/adb/device.ts";
 import { loadConfig, VERSION } from "../lib/config.ts";
-import { EXIT_GATES, exitStatusSentence, runDoctor } from "../lib/doctor.ts";
+import { EXIT_GATES, exitStatusSentence, runDoctor, TEST_CARD_PNG } from "../lib/doctor.ts";
 import { createVision } from "../lib/vision/vision.ts";
+import { readPngStream } from "../lib/image/png_decode.ts";
 import { permissionFlags, readPermissionSet, withShotsDir } from "../scripts/permissions.ts";
 import { planCompile } from "../scripts/compile.ts";
 import { denoDir } from "./helpers/phone_eye.ts";
@@ -19,6 +20,26 @@ import { startOpenAiServer } from "./fixtures/openai_server.ts";
 const ROOT = new URL("..", import.meta.url).pathname;
 const BAKED: readonly string[] = denoJson.permissions.default.net;
 const PRODUCTION = readPermissionSet(denoJson);
+
+Deno.test({
+  name: "the doctor's constant test card decodes to its 64×64 grey-and-white squares",
+  permissions: "none",
+  async fn() {
+    const { image, blank } = await readPngStream(TEST_CARD_PNG);
+    assert.deepEqual([image.width, image.height, blank], [64, 64, null]);
+    for (let y = 0; y < 64; y++) {
+      for (let x = 0; x < 64; x++) {
+        const grey = (x < 32) !== (y < 32) ? 230 : 90;
+        const at = (y * 64 + x) * 4;
+        assert.deepEqual(
+          [...image.data.subarray(at, at + 4)],
+          [grey, grey, grey, 255],
+          `${x},${y}`,
+        );
+      }
+    }
+  },
+});
 
 interface Run {
   code: number;

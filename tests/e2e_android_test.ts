@@ -22,16 +22,17 @@ import { denoDir, startPhoneEye, testPermissionFlags } from "./helpers/phone_eye
 import { closing, type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { androidTraits, type AndroidVersion } from "./sim/android.ts";
-import { decodePng, type RgbaImage } from "../lib/image.ts";
+import type { RgbaImage } from "../lib/image/frame.ts";
+import { decodePng } from "./fixtures/images/pipeline.ts";
 
 const VERSIONS: readonly AndroidVersion[] = [10, 12, 14, 15];
 const { clients, missing } = await adbClients();
 
-function image(result: ToolResult): RgbaImage {
+async function image(result: ToolResult): Promise<RgbaImage> {
   const part = result.content.find((c) => c.type === "image");
   assert.ok(part?.data, textOf(result));
   const bytes = Uint8Array.fromBase64(part.data);
-  if (part.mimeType === "image/png") return decodePng(bytes);
+  if (part.mimeType === "image/png") return await decodePng(bytes);
   const { width, height, data } = jpegDecode(bytes, { useTArray: true, formatAsRGBA: true });
   return { width, height, data };
 }
@@ -104,7 +105,7 @@ for (const client of clients) {
           } else {
             // Android 15 paints the secure window black and keeps the System UI bars.
             assert.equal(shot.isError, false, shot.text);
-            const img = image(shot.result);
+            const img = await image(shot.result);
             assert.ok(brightness(img, 0.2, 0.8) < 1, "the secure area is black");
             assert.ok(brightness(img, 0.96, 1) > 1, "the navigation bar still shows");
             assert.match(section(look.text, "vision"), /^A chat screen/);

@@ -10,15 +10,9 @@ import { waitFor } from "./helpers/wait_for.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
-import {
-  AGENT_MAX_EDGE,
-  decodePng,
-  DEFAULT_MAX_BASE64_BYTES,
-  prepareForAgent,
-  prepareForVision,
-  type RgbaImage,
-  VISION_MAX_EDGE,
-} from "../lib/image.ts";
+import type { RgbaImage } from "../lib/image/frame.ts";
+import { AGENT_MAX_EDGE, DEFAULT_MAX_BASE64_BYTES, VISION_MAX_EDGE } from "../lib/image/sizing.ts";
+import { decodePng, prepareForAgent, prepareForVision } from "./fixtures/images/pipeline.ts";
 
 // Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
 // built it (helpers/adb_clients.ts).
@@ -48,8 +42,11 @@ function rig(tmp: { path: string }, options: RigOptions = {}): Promise<Rig> {
   return startRig({ ...options, env: { TMPDIR: tmp.path, ...options.env } });
 }
 
-function imageDecode(bytes: Uint8Array, mimeType: string | undefined): RgbaImage {
-  if (mimeType === "image/png") return decodePng(bytes);
+async function imageDecode(
+  bytes: Uint8Array,
+  mimeType: string | undefined,
+): Promise<RgbaImage> {
+  if (mimeType === "image/png") return await decodePng(bytes);
   assert.equal(mimeType, "image/jpeg");
   const { width, height, data } = jpegDecode(bytes, { useTArray: true, formatAsRGBA: true });
   return { width, height, data };
@@ -67,7 +64,7 @@ function meanDiff(a: RgbaImage, b: RgbaImage): number {
 async function screenNow(r: Rig): Promise<{ png: Uint8Array; image: RgbaImage }> {
   const out = await r.adb.adbBytes("-s", r.sim.serial, "exec-out", "screencap -p");
   assert.equal(out.code, 0, out.stderr);
-  return { png: out.stdout, image: decodePng(out.stdout) };
+  return { png: out.stdout, image: await decodePng(out.stdout) };
 }
 
 async function names(dir: string): Promise<string[]> {
@@ -117,12 +114,12 @@ testThroughEach(
       const [image, note] = shot.content;
       assert.equal(image?.type, "image");
       assert.ok(image.data && image.data.length <= DEFAULT_MAX_BASE64_BYTES, "over ~1 MB");
-      const got = imageDecode(Uint8Array.fromBase64(image.data), image.mimeType);
+      const got = await imageDecode(Uint8Array.fromBase64(image.data), image.mimeType);
       assert.deepEqual([got.width, got.height], [540, 1200]);
       assert.ok(Math.max(got.width, got.height) <= AGENT_MAX_EDGE);
       // The same screen, scaled by the same pipeline from what adb delivers directly.
       const expected = prepareForAgent((await screenNow(r)).image);
-      assert.ok(meanDiff(got, imageDecode(expected.bytes, expected.mimeType)) < 2);
+      assert.ok(meanDiff(got, await imageDecode(expected.bytes, expected.mimeType)) < 2);
 
       assert.equal(note?.type, "text");
       assert.match(note.text ?? "", /540×1200 of a 1080×2400 screen: multiply image x,y by 2\b/);
@@ -194,9 +191,9 @@ testThroughEach(
       };
       const url = body.messages[0]?.content.find((p) => p.image_url)?.image_url?.url ?? "";
       const [, mime, b64] = /^data:(image\/\w+);base64,(.*)$/.exec(url) ?? [];
-      const sent = imageDecode(Uint8Array.fromBase64(b64 ?? ""), mime);
+      const sent = await imageDecode(Uint8Array.fromBase64(b64 ?? ""), mime);
       const expected = prepareForVision((await screenNow(r)).image);
-      assert.ok(meanDiff(sent, imageDecode(expected.bytes, expected.mimeType)) < 2);
+      assert.ok(meanDiff(sent, await imageDecode(expected.bytes, expected.mimeType)) < 2);
 
       // What the agent reads is all there is: no structuredContent to be shown instead of it.
       assert.equal(look.structuredContent, undefined);

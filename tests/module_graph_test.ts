@@ -175,7 +175,17 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
   const onFirstUse = [
     "lib/look.ts",
     "lib/screen.ts",
-    "lib/image.ts",
+    ...[
+      "encode",
+      "frame",
+      "png_chunks",
+      "png_decode",
+      "png_other_layouts",
+      "png_unfilter",
+      "raw_screencap",
+      "row_reducer",
+      "sizing",
+    ].map((step) => `lib/image/${step}.ts`),
     "lib/ui_tree.ts",
     "lib/fusion.ts",
     "lib/doctor.ts",

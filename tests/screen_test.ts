@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError } from "../lib/adb/errors.ts";
-import { agentSizing, decodePng, fitFor } from "../lib/image.ts";
+import { agentSizing, fitFor } from "../lib/image/sizing.ts";
+import { decodePng } from "./fixtures/images/pipeline.ts";
 import { captureScreen } from "../lib/screen.ts";
 import { exited, fakeAdb, type FakeAnswer } from "./helpers/fake_adb.ts";
 
@@ -78,7 +79,7 @@ Deno.test({
     assert.deepEqual([shot.frame.image.width, shot.frame.image.height], [8, 4]);
     assert.deepEqual([shot.frame.width, shot.frame.height], [8, 4]);
     // PHONE_EYE_SHOTS gets a PNG encoded on the host from the raw frame, only when asked.
-    assert.deepEqual(decodePng(shot.png()).data, shot.frame.image.data);
+    assert.deepEqual((await decodePng(shot.png())).data, shot.frame.image.data);
     assert.match(shot.note ?? "", /empty PNG \(a known quirk of some MIUI builds\)/);
   },
 });

@@ -8,7 +8,8 @@ import { defineTool, LOOKS_ONLY } from "./tool.ts";
  * The capture and the codecs: not loaded at start-up, so tools/list never waits for them; the
  * server preloads them once tools/list has been answered.
  */
-const loadCapture = () => Promise.all([import("../screen.ts"), import("../image.ts")]);
+const loadCapture = () =>
+  Promise.all([import("../screen.ts"), import("../image/encode.ts"), import("../image/sizing.ts")]);
 
 export const phoneShot = defineTool({
   name: "phone_shot",
@@ -19,7 +20,7 @@ export const phoneShot = defineTool({
   annotations: LOOKS_ONLY,
   preload: loadCapture,
   async handler({ device, saveShot, memory }) {
-    const [{ captureScreen }, { agentSizing, encodeFrame, fitFor, scaleNote, toBase64 }] =
+    const [{ captureScreen }, { encodeFrame, toBase64 }, { agentSizing, fitFor, scaleNote }] =
       await loadCapture();
     const sizing = agentSizing();
     using shot = await captureScreen(device, "take a screenshot", fitFor(sizing));

@@ -1,7 +1,7 @@
 // A small phone screen as fake-adb rules: `screencap -p` answers a real PNG and `uiautomator dump`
 // a real dump of the same 360×800 screen, so in-process tests can run phone_shot and phone_look.
 
-import { encodePng } from "../../lib/image.ts";
+import { encodePng } from "../../lib/image/encode.ts";
 import { exited, type FakeAnswer } from "./fake_adb.ts";
 
 export const SCREEN = { width: 360, height: 800 };

@@ -226,7 +226,7 @@ export function encodePng(c: Canvas): Uint8Array {
  * `screencap` without -p: little-endian u32 width, height, format (1 = RGBA_8888), then, on
  * newer builds, a fourth u32 colour space (1 = sRGB), then the rows of pixels, as
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp
- * writes them (see lib/image.ts decodeRawScreencap for the older 12-byte header).
+ * writes them (see lib/image/raw_screencap.ts decodeRawScreencap for the older 12-byte header).
  */
 export function rawScreencap(c: Canvas, headerBytes: 12 | 16): Uint8Array {
   const out = new Uint8Array(headerBytes + c.data.length);

@@ -1,0 +1,110 @@
+// The one PNG decoder: image data inflated as a stream, each row unfiltered and handed to the row
+// reducer as soon as it is whole. Layouts screencap never writes go through png_other_layouts.ts.
+import { releaseChunk } from "../bytes.ts";
+import { type Fit, type Frame, ImageError } from "./frame.ts";
+import { checkPngBeforeDecoding, checkPngStream } from "./png_chunks.ts";
+import { readOtherLayout } from "./png_other_layouts.ts";
+import { unfilterRow } from "./png_unfilter.ts";
+import { rowReducer } from "./row_reducer.ts";
+
+/**
+ * Inflated bytes each write to the inflater should yield: small enough that every output chunk is
+ * a small allocation the allocator reuses from call to call, large enough that a 10 MB frame
+ * takes some 160 writes.
+ */
+const INFLATE_CHUNK = 64 * 1024;
+
+/**
+ * Decodes a PNG into a Frame: reduced to `fit(width, height)` in the same pass that unfilters the
+ * rows, and checked for a blank screen on the way. The image data is inflated as a stream (the
+ * runtime's native DecompressionStream) and each row is unfiltered and reduced as soon as it is
+ * whole, so the frame never exists at full size: two rows of it are in memory at a time, plus the
+ * output. A 1080×2400 screenshot inflates to 10 MB, which a one-shot inflate would hold at once
+ * (and the runtime frees only after a collection); streamed, the process stays within its memory
+ * budget (bench/memory_bench.ts). Layouts screencap never writes go through readOtherLayout.
+ *
+ * Rejects, with a message that says what to do, empty output (some MIUI builds after long
+ * sessions: an OEM quirk reported in SPEC.md's "Known device quirks", with no AOSP source),
+ * non-PNG bytes (often adb's own error text), truncated transfers and corrupt data.
+ */
+export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame> {
+  const png = checkPngBeforeDecoding(bytes, checkPngStream(bytes));
+  const { width, height, depth, colourType, interlace, keyed, zlib, expected } = png;
+  if (!(depth === 8 && interlace === 0 && (colourType === 6 || (colourType === 2 && !keyed)))) {
+    return readOtherLayout(bytes, png, fit);
+  }
+  const channels = colourType === 6 ? 4 : 3;
+  const stride = width * channels;
+  const rowBytes = stride + 1;
+  const reducer = rowReducer(width, height, {
+    channels,
+    red: 0,
+    blue: 2,
+    opaque: channels === 3,
+  }, fit);
+  // Each buffer holds a row as the stream gives it: the filter byte, then the pixels from index 1.
+  let row = new Uint8Array(rowBytes), above = new Uint8Array(rowBytes);
+  let filled = 0, y = 0, total = 0;
+  const inflater = new DecompressionStream("deflate");
+  const writer = inflater.writable.getWriter();
+  const reader = inflater.readable.getReader();
+  // The stream's own ratio sets the slice: a flat screen inflates some 400-fold, a photo 8-fold.
+  const slice = Math.max(256, Math.floor(INFLATE_CHUNK / Math.max(1, expected / zlib.length)));
+  const feeding = (async () => {
+    for (let at = 0; at < zlib.length; at += slice) {
+      await writer.write(zlib.subarray(at, at + slice) as Uint8Array<ArrayBuffer>);
+    }
+    await writer.close();
+  })().catch(() => {}); // a failure shows on the reading side
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        throw new ImageError(
+          "CORRUPT",
+          `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,
+          { cause: error },
+        );
+      }
+      if (chunk.done) break;
+      const data = chunk.value;
+      total += data.length;
+      if (total > expected) {
+        throw new ImageError(
+          "CORRUPT",
+          `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
+        );
+      }
+      for (let at = 0; at < data.length;) {
+        const take = Math.min(rowBytes - filled, data.length - at);
+        row.set(data.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled === rowBytes) {
+          unfilterRow(row, 1, above, 1, stride, channels, y);
+          reducer.push(row, 1);
+          const done = row;
+          row = above;
+          above = done;
+          filled = 0;
+          y++;
+        }
+      }
+      // Its rows are read: its pages go to the next chunk instead of waiting for a collection.
+      releaseChunk(data);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+    await feeding;
+  }
+  if (total < expected) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's image data inflates to ${total} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
+    );
+  }
+  return reducer.finish();
+}
