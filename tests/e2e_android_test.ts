@@ -1,5 +1,7 @@
 // Tier 3 across what users run: the simulated phone as Android 10, 12, 14 and 15, driven through
-// each adb client available (tests/helpers/adb_clients.ts: the adb on PATH, and adb 34).
+// the adb on PATH (the rows below are the phone's answers, the same through any client), and adb's
+// own errors through each adb client available (tests/helpers/adb_clients.ts: the adb on PATH, and
+// adb 34).
 //
 // Only what differs between versions runs per version (ANDROID.md, "Android shell tools"):
 //
@@ -16,7 +18,7 @@
 
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
-import { adbClients } from "./helpers/adb_clients.ts";
+import { adbClients, systemClient } from "./helpers/adb_clients.ts";
 import { textOf } from "./helpers/in_process.ts";
 import { denoDir, startPhoneEye, testPermissionFlags } from "./helpers/phone_eye.ts";
 import { closing, type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
@@ -63,7 +65,7 @@ async function said(r: Rig, name: string, args: Record<string, unknown> = {}) {
   return { isError: result.isError === true, text: textOf(result), result };
 }
 
-for (const client of clients) {
+for (const client of systemClient(clients)) {
   for (const version of VERSIONS) {
     const traits = androidTraits(version);
     Deno.test(`Android ${version} through ${client.name}: secure screens and am's errors`, async (t) => {
@@ -146,7 +148,9 @@ for (const client of clients) {
       );
     });
   }
+}
 
+for (const client of clients) {
   Deno.test(`${client.name}: packages, links, and adb's own errors`, async (t) => {
     await using r = await startRig({ phones: [{}, {}], adbBinary: client.binary });
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
 import { textOf } from "./helpers/in_process.ts";
 import { closing, type Rig, type RigOptions, startRig, tempDir } from "./helpers/rig.ts";
-import { adbClients, testThroughEach } from "./helpers/adb_clients.ts";
+import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
@@ -20,9 +20,10 @@ import {
   VISION_MAX_EDGE,
 } from "../lib/image.ts";
 
-// Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
-// built it (helpers/adb_clients.ts).
-const { clients } = await adbClients();
+// Nothing here depends on the adb client (the screen's bytes and the tree are the same through
+// any), so these tests run through the one on PATH only (helpers/adb_clients.ts, systemClient);
+// the two-client matrix is in e2e_hand_test.ts and e2e_android_test.ts, where the client matters.
+const clients = systemClient((await adbClients()).clients);
 
 /** A fresh folder for phone-eye's TMPDIR, watched for anything written there; removed on dispose. */
 async function watchedTmp(): Promise<{ path: string; written(): string[] } & AsyncDisposable> {

@@ -4,14 +4,16 @@
 import assert from "node:assert/strict";
 import { textOf } from "./helpers/in_process.ts";
 import { type Rig, startRig } from "./helpers/rig.ts";
-import { adbClients, testThroughEach } from "./helpers/adb_clients.ts";
+import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import { hostileStrings } from "./fixtures/hostile_strings.ts";
 import { refuseIntentArgs, refuseUntypableText } from "../lib/adb/commands.ts";
 
-// Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
-// built it (helpers/adb_clients.ts).
+// The tests where the adb client matters (its error strings, its reconnects, how it stops) run
+// once per client: the one on PATH and adb 34 when CI built it (helpers/adb_clients.ts). The verbs
+// and the hostile strings arrive the same through any client and run through the one on PATH.
 const { clients } = await adbClients();
+const onPath = systemClient(clients);
 
 /** A tool call's verdict and text. */
 async function said(
@@ -28,7 +30,7 @@ async function exists(path: string): Promise<boolean> {
 }
 
 testThroughEach(
-  clients,
+  onPath,
   "the hand verbs drive the simulated phone through the real adb",
   async (t, adb) => {
     await using r = await startRig({ adbBinary: adb });
@@ -123,7 +125,7 @@ testThroughEach(
 );
 
 testThroughEach(
-  clients,
+  onPath,
   "hostile strings reach the phone's real sh as one argument or are refused, and nothing runs",
   async (_t, adb) => {
     await using r = await startRig({ adbBinary: adb });
