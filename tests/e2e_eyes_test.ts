@@ -4,7 +4,14 @@
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
 import { textOf } from "./helpers/in_process.ts";
-import { closing, type Rig, type RigOptions, startRig, tempDir } from "./helpers/rig.ts";
+import {
+  adbServerPerClient,
+  closing,
+  type Rig,
+  type RigOptions,
+  startRig,
+  tempDir,
+} from "./helpers/rig.ts";
 import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
@@ -24,6 +31,7 @@ import {
 // any), so these tests run through the one on PATH only (helpers/adb_clients.ts, systemClient);
 // the two-client matrix is in e2e_hand_test.ts and e2e_android_test.ts, where the client matters.
 const clients = systemClient((await adbClients()).clients);
+const adbServer = adbServerPerClient(clients.map((c) => c.binary));
 
 /** A fresh folder for phone-eye's TMPDIR, watched for anything written there; removed on dispose. */
 async function watchedTmp(): Promise<{ path: string; written(): string[] } & AsyncDisposable> {
@@ -46,7 +54,11 @@ async function watchedTmp(): Promise<{ path: string; written(): string[] } & Asy
 
 /** The rig with phone-eye's TMPDIR in `tmp` (declared first, so it outlives the rig). */
 function rig(tmp: { path: string }, options: RigOptions = {}): Promise<Rig> {
-  return startRig({ ...options, env: { TMPDIR: tmp.path, ...options.env } });
+  return startRig({
+    ...options,
+    ...(options.adbBinary === undefined ? {} : { adbServer: adbServer(options.adbBinary) }),
+    env: { TMPDIR: tmp.path, ...options.env },
+  });
 }
 
 function imageDecode(bytes: Uint8Array, mimeType: string | undefined): RgbaImage {

@@ -174,3 +174,21 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
 export function closing<T extends { close(): Promise<void> }>(thing: T): T & AsyncDisposable {
   return Object.assign(thing, { [Symbol.asyncDispose]: () => thing.close() });
 }
+
+/**
+ * One adb server per adb client binary for the calling test file, started in
+ * Deno.test.beforeAll and killed in afterAll: pass `adbServer(binary)` as startRig's adbServer so
+ * the file's tests share it (each connects its own phones and disconnects them at its end).
+ */
+export function adbServerPerClient(binaries: readonly string[]): (binary: string) => AdbHarness {
+  const servers = new Map<string, AdbHarness>();
+  Deno.test.beforeAll(async () => {
+    for (const binary of binaries) {
+      servers.set(binary, await startAdbHarness(binary === "adb" ? {} : { binary }));
+    }
+  });
+  Deno.test.afterAll(async () => {
+    for (const server of servers.values()) await server.close();
+  });
+  return (binary) => servers.get(binary) ?? absent(`adb server for ${binary}`, "no such client");
+}
