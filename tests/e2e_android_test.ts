@@ -21,13 +21,15 @@ import { decode as jpegDecode } from "jpeg-js";
 import { adbClients, systemClient } from "./helpers/adb_clients.ts";
 import { textOf } from "./helpers/in_process.ts";
 import { denoDir, startPhoneEye, testPermissionFlags } from "./helpers/phone_eye.ts";
-import { closing, type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
+import { adbServerPerClient, closing, type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { androidTraits, type AndroidVersion } from "./sim/android.ts";
 import { decodePng, type RgbaImage } from "../lib/image.ts";
 
 const VERSIONS: readonly AndroidVersion[] = [10, 12, 14, 15];
 const { clients, missing } = await adbClients();
+/** One adb server per client for the whole file; each test connects its phones and disconnects them. */
+const adbServer = adbServerPerClient(clients.map((c) => c.binary));
 
 function image(result: ToolResult): RgbaImage {
   const part = result.content.find((c) => c.type === "image");
@@ -73,6 +75,7 @@ for (const client of systemClient(clients)) {
       await using r = await startRig({
         phones: [{ androidVersion: version }],
         adbBinary: client.binary,
+        adbServer: adbServer(client.binary),
         env: {
           PHONE_EYE_VISION_API_KEY: "sk-test-versions",
           PHONE_EYE_VISION_BASE_URL: vision.url,
@@ -152,7 +155,11 @@ for (const client of systemClient(clients)) {
 
 for (const client of clients) {
   Deno.test(`${client.name}: packages, links, and adb's own errors`, async (t) => {
-    await using r = await startRig({ phones: [{}, {}], adbBinary: client.binary });
+    await using r = await startRig({
+      phones: [{}, {}],
+      adbBinary: client.binary,
+      adbServer: adbServer(client.binary),
+    });
 
     await t.step(`phone-eye itself runs ${client.name} (--doctor says which)`, async () => {
       const { stdout } = await new Deno.Command(Deno.execPath(), {
