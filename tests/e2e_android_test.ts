@@ -1,5 +1,7 @@
 // Tier 3 across what users run: the simulated phone as Android 10, 12, 14 and 15, driven through
-// each adb client available (tests/helpers/adb_clients.ts: the adb on PATH, and adb 34).
+// the adb on PATH (the rows below are the phone's answers, the same through any client), and adb's
+// own errors through each adb client available (tests/helpers/adb_clients.ts: the adb on PATH, and
+// adb 34).
 //
 // Only what differs between versions runs per version (ANDROID.md, "Android shell tools"):
 //
@@ -16,10 +18,10 @@
 
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
-import { adbClients } from "./helpers/adb_clients.ts";
+import { adbClients, systemClient } from "./helpers/adb_clients.ts";
 import { textOf } from "./helpers/in_process.ts";
 import { denoDir, startPhoneEye, testPermissionFlags } from "./helpers/phone_eye.ts";
-import { closing, type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
+import { adbServerPerClient, closing, type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { androidTraits, type AndroidVersion } from "./sim/android.ts";
 import type { RgbaImage } from "../lib/image/frame.ts";
@@ -27,6 +29,8 @@ import { decodePng } from "./fixtures/images/pipeline.ts";
 
 const VERSIONS: readonly AndroidVersion[] = [10, 12, 14, 15];
 const { clients, missing } = await adbClients();
+/** One adb server per client for the whole file; each test connects its phones and disconnects them. */
+const adbServer = adbServerPerClient(clients.map((c) => c.binary));
 
 async function image(result: ToolResult): Promise<RgbaImage> {
   const part = result.content.find((c) => c.type === "image");
@@ -64,7 +68,7 @@ async function said(r: Rig, name: string, args: Record<string, unknown> = {}) {
   return { isError: result.isError === true, text: textOf(result), result };
 }
 
-for (const client of clients) {
+for (const client of systemClient(clients)) {
   for (const version of VERSIONS) {
     const traits = androidTraits(version);
     Deno.test(`Android ${version} through ${client.name}: secure screens and am's errors`, async (t) => {
@@ -72,6 +76,7 @@ for (const client of clients) {
       await using r = await startRig({
         phones: [{ androidVersion: version }],
         adbBinary: client.binary,
+        adbServer: adbServer(client.binary),
         env: {
           PHONE_EYE_VISION_API_KEY: "sk-test-versions",
           PHONE_EYE_VISION_BASE_URL: vision.url,
@@ -147,9 +152,15 @@ for (const client of clients) {
       );
     });
   }
+}
 
+for (const client of clients) {
   Deno.test(`${client.name}: packages, links, and adb's own errors`, async (t) => {
-    await using r = await startRig({ phones: [{}, {}], adbBinary: client.binary });
+    await using r = await startRig({
+      phones: [{}, {}],
+      adbBinary: client.binary,
+      adbServer: adbServer(client.binary),
+    });
 
     await t.step(`phone-eye itself runs ${client.name} (--doctor says which)`, async () => {
       const { stdout } = await new Deno.Command(Deno.execPath(), {

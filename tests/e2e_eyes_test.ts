@@ -4,8 +4,15 @@
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
 import { textOf } from "./helpers/in_process.ts";
-import { closing, type Rig, type RigOptions, startRig, tempDir } from "./helpers/rig.ts";
-import { adbClients, testThroughEach } from "./helpers/adb_clients.ts";
+import {
+  adbServerPerClient,
+  closing,
+  type Rig,
+  type RigOptions,
+  startRig,
+  tempDir,
+} from "./helpers/rig.ts";
+import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
@@ -14,9 +21,11 @@ import type { RgbaImage } from "../lib/image/frame.ts";
 import { AGENT_MAX_EDGE, DEFAULT_MAX_BASE64_BYTES, VISION_MAX_EDGE } from "../lib/image/sizing.ts";
 import { decodePng, prepareForAgent, prepareForVision } from "./fixtures/images/pipeline.ts";
 
-// Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
-// built it (helpers/adb_clients.ts).
-const { clients } = await adbClients();
+// Nothing here depends on the adb client (the screen's bytes and the tree are the same through
+// any), so these tests run through the one on PATH only (helpers/adb_clients.ts, systemClient);
+// the two-client matrix is in e2e_hand_test.ts and e2e_android_test.ts, where the client matters.
+const clients = systemClient((await adbClients()).clients);
+const adbServer = adbServerPerClient(clients.map((c) => c.binary));
 
 /** A fresh folder for phone-eye's TMPDIR, watched for anything written there; removed on dispose. */
 async function watchedTmp(): Promise<{ path: string; written(): string[] } & AsyncDisposable> {
@@ -39,7 +48,11 @@ async function watchedTmp(): Promise<{ path: string; written(): string[] } & Asy
 
 /** The rig with phone-eye's TMPDIR in `tmp` (declared first, so it outlives the rig). */
 function rig(tmp: { path: string }, options: RigOptions = {}): Promise<Rig> {
-  return startRig({ ...options, env: { TMPDIR: tmp.path, ...options.env } });
+  return startRig({
+    ...options,
+    ...(options.adbBinary === undefined ? {} : { adbServer: adbServer(options.adbBinary) }),
+    env: { TMPDIR: tmp.path, ...options.env },
+  });
 }
 
 async function imageDecode(

@@ -3,15 +3,18 @@
 
 import assert from "node:assert/strict";
 import { textOf } from "./helpers/in_process.ts";
-import { type Rig, startRig } from "./helpers/rig.ts";
-import { adbClients, testThroughEach } from "./helpers/adb_clients.ts";
+import { adbServerPerClient, type Rig, startRig } from "./helpers/rig.ts";
+import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import { hostileStrings } from "./fixtures/hostile_strings.ts";
 import { inputTextProblem, intentArgsProblem } from "../lib/adb/commands.ts";
 
-// Every end-to-end test here runs once per adb client: the one on PATH and adb 34 when CI
-// built it (helpers/adb_clients.ts).
+// The tests where the adb client matters (its error strings, its reconnects, how it stops) run
+// once per client: the one on PATH and adb 34 when CI built it (helpers/adb_clients.ts). The verbs
+// and the hostile strings arrive the same through any client and run through the one on PATH.
 const { clients } = await adbClients();
+const onPath = systemClient(clients);
+const adbServer = adbServerPerClient(clients.map((c) => c.binary));
 
 /** A tool call's verdict and text. */
 async function said(
@@ -28,10 +31,10 @@ async function exists(path: string): Promise<boolean> {
 }
 
 testThroughEach(
-  clients,
+  onPath,
   "the hand verbs drive the simulated phone through the real adb",
   async (t, adb) => {
-    await using r = await startRig({ adbBinary: adb });
+    await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb) });
     await t.step("initialize and tools/list answer with all seven verbs", async () => {
       const { tools } = await r.eye.client.listTools();
       assert.equal(tools.length, 7);
@@ -123,10 +126,10 @@ testThroughEach(
 );
 
 testThroughEach(
-  clients,
+  onPath,
   "hostile strings reach the phone's real sh as one argument or are refused, and nothing runs",
   async (_t, adb) => {
-    await using r = await startRig({ adbBinary: adb });
+    await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb) });
     let typed = 0;
     let started = 0;
     for (const hostile of hostileStrings(r.sim.marker)) {
@@ -166,7 +169,7 @@ testThroughEach(
   clients,
   "a dropped Wi-Fi link: the tap is not replayed, a screenshot is",
   async (_t, adb) => {
-    await using r = await startRig({ adbBinary: adb });
+    await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb) });
     r.sim.faults.dropAfterNext("input");
     const tap = await said(r, "phone_tap", { x: 540, y: 1200 });
     assert.equal(tap.isError, true);
@@ -190,7 +193,11 @@ testThroughEach(
   clients,
   "a hung phone times out, the adb child is killed, and the server keeps serving",
   async (_t, adb) => {
-    await using r = await startRig({ adbBinary: adb, env: { PHONE_EYE_ADB_TIMEOUT_MS: "1500" } });
+    await using r = await startRig({
+      adbBinary: adb,
+      adbServer: adbServer(adb),
+      env: { PHONE_EYE_ADB_TIMEOUT_MS: "1500" },
+    });
     r.sim.faults.hang(/input keyevent 224/);
     const hung = await said(r, "phone_key", { key: "wake" });
     assert.equal(hung.isError, true);
@@ -216,7 +223,12 @@ testThroughEach(
     const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (closed.addr as Deno.NetAddr).port;
     closed.close();
-    await using r = await startRig({ adbBinary: adb, phones: [], serial: `127.0.0.1:${port}` });
+    await using r = await startRig({
+      adbBinary: adb,
+      adbServer: adbServer(adb),
+      phones: [],
+      serial: `127.0.0.1:${port}`,
+    });
     const result = await r.call("phone_tap", { x: 1, y: 1 });
     assert.equal(result.isError, true);
     assert.match(
@@ -232,7 +244,12 @@ testThroughEach(
   clients,
   "more than one device names both and says to set ANDROID_SERIAL",
   async (_t, adb) => {
-    await using r = await startRig({ adbBinary: adb, phones: [{}, {}], serial: null });
+    await using r = await startRig({
+      adbBinary: adb,
+      adbServer: adbServer(adb),
+      phones: [{}, {}],
+      serial: null,
+    });
     const [first, second] = r.sims as [SimPhone, SimPhone];
     const result = await r.call("phone_key", { key: "home" });
     assert.equal(result.isError, true);
@@ -297,7 +314,11 @@ testThroughEach(
   clients,
   "a phone on the legacy shell protocol (no exit status) still reports am failures",
   async (_t, adb) => {
-    await using r = await startRig({ adbBinary: adb, phones: [{ shellV2: false }] });
+    await using r = await startRig({
+      adbBinary: adb,
+      adbServer: adbServer(adb),
+      phones: [{ shellV2: false }],
+    });
     assert.equal(
       (await said(r, "phone_intent", { package: "com.android.settings" })).isError,
       false,

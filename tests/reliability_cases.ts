@@ -16,6 +16,9 @@ import type { OpenAiServer } from "./fixtures/openai_server.ts";
  * - tree-only: like wifi, without vision (phone_look reads the UI tree alone).
  * - hostile-adb: like short-timeouts, but the adb on PATH is a wrapper script: it passes every
  *   command to the real adb, except `exec-out` while World.adbMisbehaves has armed it.
+ * - flooding-adb: that wrapper under the default adb timeout, for the flood, whose 64 MiB a busy
+ *   machine may not read within hostile-adb's 1500 ms (the answer must name the cap, not a
+ *   timeout).
  * - no-serial: main.ts with ANDROID_SERIAL unset while two simulated phones are attached.
  * - no-phone: main.ts with ANDROID_SERIAL at a port where nothing listens.
  * - no-adb: main.ts with a PATH that holds no adb.
@@ -29,6 +32,7 @@ export type Profile =
   | "short-timeouts"
   | "tree-only"
   | "hostile-adb"
+  | "flooding-adb"
   | "no-serial"
   | "no-phone"
   | "no-adb"
@@ -265,7 +269,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     fault: "The phone (or a broken adb) sends endless output for a screenshot",
     does: "Reads at most 64 MiB for an image (16 MiB for text), stops adb there and says so",
     agent: "Ask the user to restart the phone or adb; call again",
-    profile: "hostile-adb",
+    profile: "flooding-adb",
     arrange: (w) => w.adbMisbehaves("flood"),
     call: { tool: "phone_shot" },
     expect: {

@@ -44,11 +44,49 @@ interface Seen {
   code?: number;
 }
 
-Deno.test("every row of the README's reliability table holds: each fault is reproduced and answered as the row says", async (t) => {
-  await using rig = await startRig({ phones: [{}, {}], phoneEye: false, serial: null });
+/**
+ * How long one row may take before it fails as hung. The slowest rows wait out a 1,500 ms adb
+ * timeout or a 1,000 ms vision timeout, and a few start a phone-eye of their own: 20 s is ample
+ * for those on a loaded machine, and stops a wedged row well before the fault it arms would end
+ * (the hostile adb sleeps 30 s).
+ */
+const ROW_DEADLINE_MS = 20_000;
+
+/** `work`, or a failure naming `what` if it has not settled within `ms`. */
+async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What every row runs against, started once for the file (beforeAll) and closed in afterAll. */
+interface Table extends AsyncDisposable {
+  check(c: ReliabilityCase): Promise<void>;
+  /** After every row: no injection ran on either phone, and the key is in no stderr. */
+  checkClean(): Promise<void>;
+}
+
+async function startTable(): Promise<Table> {
+  const stack = new AsyncDisposableStack();
+  try {
+    return await tableOn(stack);
+  } catch (error) {
+    await stack.disposeAsync();
+    throw error;
+  }
+}
+
+async function tableOn(stack: AsyncDisposableStack): Promise<Table> {
+  const rig = stack.use(await startRig({ phones: [{}, {}], phoneEye: false, serial: null }));
   const [sim, sim2] = rig.sims as [SimPhone, SimPhone];
-  await using vision = closing(startOpenAiServer({ apiKey: KEY }));
-  await using hostile = await tempDir("phone_eye_hostile_adb_");
+  const vision = stack.use(closing(startOpenAiServer({ apiKey: KEY })));
+  const hostile = stack.use(await tempDir("phone_eye_hostile_adb_"));
   const adbMode = `${hostile.path}/mode`;
   const forkedPid = `${hostile.path}/forked.pid`;
   // A sleep no other process runs, so the one the wrapper forks can be found and ended.
@@ -122,6 +160,11 @@ exec /usr/bin/adb "$@"
       PATH: `${hostile.path}:/usr/bin:/bin`,
       PHONE_EYE_ADB_TIMEOUT_MS: "1500",
     },
+    "flooding-adb": {
+      ...base,
+      ANDROID_SERIAL: sim.serial,
+      PATH: `${hostile.path}:/usr/bin:/bin`,
+    },
     "vision-down": { ...wifi, PHONE_EYE_VISION_BASE_URL: `http://127.0.0.1:${closedPort()}/v1` },
     "no-serial": base,
     "no-phone": { ...base, ANDROID_SERIAL: `127.0.0.1:${closedPort()}` },
@@ -129,14 +172,12 @@ exec /usr/bin/adb "$@"
   };
   const eyes = new Map<string, PhoneEyeProcess>();
   let raw: RawPhoneEye | undefined;
-  await using _cleanup = {
-    async [Symbol.asyncDispose]() {
-      for (const eye of eyes.values()) await eye.close();
-      await raw?.close();
-      const pid = await forkedChild();
-      if (pid !== null) Deno.kill(pid, "SIGKILL");
-    },
-  };
+  stack.defer(async () => {
+    for (const eye of eyes.values()) await eye.close();
+    await raw?.close();
+    const pid = await forkedChild();
+    if (pid !== null) Deno.kill(pid, "SIGKILL");
+  });
   const eye = async (profile: keyof typeof envs) => {
     let running = eyes.get(profile);
     if (running === undefined) {
@@ -210,51 +251,83 @@ exec /usr/bin/adb "$@"
   const receivedCount = (command: RegExp) =>
     phones.reduce((n, p) => n + p.commands().filter((c) => command.test(c)).length, 0);
 
-  for (const c of RELIABILITY_CASES) {
-    await t.step(`${c.id}: ${c.fault}`, async () => {
-      const { expect } = c;
-      const ranBefore = expect.ran ? ranCount(expect.ran.tool) : 0;
-      const receivedBefore = expect.received ? receivedCount(expect.received.command) : 0;
-      const connectionsBefore = sim.connections();
-      await c.arrange?.(world);
-      let seen: Seen;
-      try {
-        seen = await run(c);
-      } finally {
-        await reset(vision);
+  const moved = stack.move();
+  return {
+    check,
+    async checkClean() {
+      for (const phone of phones) {
+        assert.equal(await Deno.lstat(phone.marker).then(() => true, () => false), false);
       }
-      const label = `${c.id}: ${seen.text.slice(0, 600)}`;
-      assert.equal(seen.isError, expect.isError, label);
-      const text = expect.section ? section(seen.text, expect.section) : seen.text;
-      assert.match(text, expect.says, label);
-      if (expect.code !== undefined) assert.equal(seen.code, expect.code, label);
-      if (expect.never) assert.ok(!seen.text.includes(expect.never(world)), `${c.id} leaked`);
-      if (expect.ran) {
-        assert.equal(ranCount(expect.ran.tool) - ranBefore, expect.ran.times, `${c.id}: ran`);
-      }
-      if (expect.received) {
-        assert.equal(
-          receivedCount(expect.received.command) - receivedBefore,
-          expect.received.times,
-          `${c.id}: received`,
-        );
-      }
-      if (expect.reconnects !== undefined) {
-        assert.equal(
-          sim.connections() - connectionsBefore,
-          expect.reconnects,
-          `${c.id}: reconnects`,
-        );
-      }
-      assert.doesNotMatch(seen.text, /\n\s+at |unexpected/i, `${c.id}: ${seen.text}`);
-      await c.verify?.(world);
-    });
-  }
+      for (const running of eyes.values()) assert.ok(!running.stderr().includes(KEY));
+    },
+    [Symbol.asyncDispose]: () => moved.disposeAsync(),
+  };
 
-  await t.step("no injection ran on either phone, and the key is in no stderr", async () => {
-    for (const phone of phones) {
-      assert.equal(await Deno.lstat(phone.marker).then(() => true, () => false), false);
+  async function check(c: ReliabilityCase): Promise<void> {
+    const { expect } = c;
+    const ranBefore = expect.ran ? ranCount(expect.ran.tool) : 0;
+    const receivedBefore = expect.received ? receivedCount(expect.received.command) : 0;
+    const connectionsBefore = sim.connections();
+    await c.arrange?.(world);
+    let seen: Seen;
+    try {
+      seen = await run(c);
+    } finally {
+      await reset(vision);
     }
-    for (const running of eyes.values()) assert.ok(!running.stderr().includes(KEY));
+    const label = `${c.id}: ${seen.text.slice(0, 600)}`;
+    assert.equal(seen.isError, expect.isError, label);
+    const text = expect.section ? section(seen.text, expect.section) : seen.text;
+    assert.match(text, expect.says, label);
+    if (expect.code !== undefined) assert.equal(seen.code, expect.code, label);
+    if (expect.never) assert.ok(!seen.text.includes(expect.never(world)), `${c.id} leaked`);
+    if (expect.ran) {
+      assert.equal(ranCount(expect.ran.tool) - ranBefore, expect.ran.times, `${c.id}: ran`);
+    }
+    if (expect.received) {
+      assert.equal(
+        receivedCount(expect.received.command) - receivedBefore,
+        expect.received.times,
+        `${c.id}: received`,
+      );
+    }
+    if (expect.reconnects !== undefined) {
+      assert.equal(
+        sim.connections() - connectionsBefore,
+        expect.reconnects,
+        `${c.id}: reconnects`,
+      );
+    }
+    assert.doesNotMatch(seen.text, /\n\s+at |unexpected/i, `${c.id}: ${seen.text}`);
+    await c.verify?.(world);
+  }
+}
+
+// One adb server, two simulated phones, one vision server and one phone-eye per profile serve
+// every row: a row's own test runs its fault against them, and resets the faults it armed. The
+// sanitizers are off for the rows because those shared processes' sockets outlive each row; they
+// are closed in afterAll.
+let table: Table | undefined;
+Deno.test.beforeAll(async () => {
+  table = await startTable();
+});
+Deno.test.afterAll(async () => {
+  await table?.[Symbol.asyncDispose]();
+});
+
+for (const c of RELIABILITY_CASES) {
+  Deno.test({
+    name: `reliability row ${c.id}: ${c.fault}`,
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: () => within(ROW_DEADLINE_MS, `row ${c.id}`, table!.check(c)),
   });
+}
+
+Deno.test({
+  name:
+    "after every reliability row: no injection ran on either phone, and the key is in no stderr",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () => table!.checkClean(),
 });

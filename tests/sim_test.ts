@@ -33,11 +33,21 @@ import {
 
 // ---- helpers ----
 
+// One adb server for the file: each test connects fresh phones to it and disconnects them at its
+// end (helpers/rig.ts, adbServer), so no test sees another's phone.
+let adbServer: AdbHarness | undefined;
+Deno.test.beforeAll(async () => {
+  adbServer = await startAdbHarness();
+});
+Deno.test.afterAll(async () => {
+  await adbServer?.close();
+});
+
 async function withPhone(
   opts: SimPhoneOptions,
   fn: (sim: SimPhone, adb: AdbHarness) => Promise<void>,
 ): Promise<void> {
-  await using rig = await startRig({ phones: [opts], phoneEye: false });
+  await using rig = await startRig({ phones: [opts], phoneEye: false, adbServer: adbServer! });
   await fn(rig.sim, rig.adb);
 }
 
@@ -646,6 +656,7 @@ async function withEachVersion(
   await using rig = await startRig({
     phones: ANDROID_VERSIONS.map((androidVersion) => ({ androidVersion })),
     phoneEye: false,
+    adbServer: adbServer!,
   });
   for (const [i, v] of ANDROID_VERSIONS.entries()) await fn(v, rig.sims[i]!, rig.adb);
 }

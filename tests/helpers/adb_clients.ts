@@ -79,3 +79,12 @@ export function testThroughEach(
     Deno.test(`${name} (through ${client.name})`, (t) => fn(t, client.binary));
   }
 }
+
+/**
+ * The adb on PATH alone (Debian's 29 in CI), or the first client found when PATH has none: for
+ * end-to-end tests whose outcome does not depend on the client. The two-client matrix runs only
+ * where the client matters: its error strings and its reconnects.
+ */
+export function systemClient(clients: readonly AdbClient[]): AdbClient[] {
+  return clients.slice(0, 1);
+}

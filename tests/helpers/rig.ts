@@ -5,8 +5,9 @@
 //   const shot = await rig.call("phone_shot");
 //   rig.sim.toolCalls("input");
 //
-// Teardown (Symbol.asyncDispose): phone-eye, then `adb kill-server`, then the phones, then the
-// rig's temp folders; every step runs even when an earlier one throws.
+// Teardown (Symbol.asyncDispose): phone-eye, then `adb kill-server` (or, on a server shared by the
+// file's tests, `adb disconnect` of the rig's phones), then the phones, then the rig's temp
+// folders; every step runs even when an earlier one throws.
 
 import type { Client } from "@modelcontextprotocol/client";
 import { type AdbHarness, startAdbHarness } from "./adb_harness.ts";
@@ -20,6 +21,12 @@ export interface RigOptions {
   adb?: boolean;
   /** The adb client binary for that server and for phone-eye (default: `adb` on PATH). */
   adbBinary?: string;
+  /**
+   * An adb server the caller started and shares across a file's tests (startAdbHarness in
+   * Deno.test.beforeAll, closed in afterAll): the rig connects its phones to it and disconnects
+   * them on dispose, instead of starting and killing a server of its own. Overrides adbBinary.
+   */
+  adbServer?: AdbHarness;
   /** `adb connect` every phone before phone-eye starts (default true). */
   connect?: boolean;
   /** ANDROID_SERIAL for phone-eye: default the first phone's serial; null leaves it unset. */
@@ -89,10 +96,21 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     }
     let adb: AdbHarness | undefined;
     if (wantsAdb) {
-      const harness = adb = await startAdbHarness(
+      const shared = options.adbServer;
+      const harness = adb = shared ?? await startAdbHarness(
         options.adbBinary === undefined ? {} : { binary: options.adbBinary },
       );
-      stack.defer(() => harness.close());
+      if (shared === undefined) stack.defer(() => harness.close());
+      else {
+        // Before the phones close (the stack runs last-in first-out): a shared server must not
+        // keep, or keep reconnecting to, a phone that is gone.
+        stack.defer(async () => {
+          for (const sim of sims) {
+            await harness.adb("disconnect", sim.serial);
+            await harness.waitForState(sim.serial, null);
+          }
+        });
+      }
       if (options.connect ?? true) {
         for (const sim of sims) await harness.connect(sim.serial);
       }
@@ -155,4 +173,22 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
 /** `thing` with Symbol.asyncDispose calling its close(), for `await using` (fixture servers). */
 export function closing<T extends { close(): Promise<void> }>(thing: T): T & AsyncDisposable {
   return Object.assign(thing, { [Symbol.asyncDispose]: () => thing.close() });
+}
+
+/**
+ * One adb server per adb client binary for the calling test file, started in
+ * Deno.test.beforeAll and killed in afterAll: pass `adbServer(binary)` as startRig's adbServer so
+ * the file's tests share it (each connects its own phones and disconnects them at its end).
+ */
+export function adbServerPerClient(binaries: readonly string[]): (binary: string) => AdbHarness {
+  const servers = new Map<string, AdbHarness>();
+  Deno.test.beforeAll(async () => {
+    for (const binary of binaries) {
+      servers.set(binary, await startAdbHarness(binary === "adb" ? {} : { binary }));
+    }
+  });
+  Deno.test.afterAll(async () => {
+    for (const server of servers.values()) await server.close();
+  });
+  return (binary) => servers.get(binary) ?? absent(`adb server for ${binary}`, "no such client");
 }
