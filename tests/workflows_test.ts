@@ -465,7 +465,15 @@ Deno.test("CI checks everything on Linux with adb installed and smokes main.ts o
   assert.match(String(check["runs-on"]), /^ubuntu-/);
   const checkRuns = runs(check, "check").map((run) => run.trim());
   assert.ok(checkRuns.some((run) => run.includes("sudo apt-get install -y adb unzip")));
-  for (const command of ["deno fmt --check", "deno lint", "deno check", "deno task test"]) {
+  for (
+    const command of [
+      "deno fmt --check",
+      "deno lint",
+      "deno check",
+      "deno task test",
+      "deno task test:long",
+    ]
+  ) {
     assert.ok(checkRuns.includes(command), `${command} missing from the check job`);
   }
   const smoke = map(all["smoke"], "smoke");
