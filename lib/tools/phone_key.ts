@@ -5,7 +5,7 @@ import { z } from "zod";
 import { keyeventCommand } from "../adb/commands.ts";
 import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
-import { MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
+import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
@@ -34,8 +34,12 @@ export const phoneKey = defineTool({
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
     await runInput(device, keyeventCommand(resolved.code), "press a key");
+    // The same words however the key was given: "enter", "66" and 66 all press enter.
+    const name = keyName(resolved.code);
     return textResult(
-      `Pressed ${typeof key === "number" ? key : key.trim()} (keycode ${resolved.code}).`,
+      name === undefined
+        ? `Pressed keycode ${resolved.code}.`
+        : `Pressed ${name} (keycode ${resolved.code}).`,
     );
   },
 });
