@@ -22,8 +22,12 @@ import {
   ToolInputError,
 } from "./tools/tool.ts";
 
+/**
+ * What the client puts before the model. The first line carries the rules on its own: Codex's
+ * default model sees only that line (ANDROID.md, "MCP clients"); the steps after it are detail.
+ */
 export const INSTRUCTIONS =
-  `phone-eye drives one real Android phone. Work in a loop: look → act → look.
+  `phone-eye drives one real Android phone in a loop, look → act → look: phone_look to see the screen, one action (phone_tap, phone_swipe, phone_type, phone_key, phone_intent), then phone_look again to check it worked; all coordinates are device pixels, and to tap an element use its exact bounds from [ui-tree] (or its [points] line), not the vision model's estimate.
 1. phone_look (optionally with a question) to see the screen: [vision] is a vision model's reading, [ui-tree] lists elements with exact bounds in device pixels.
 2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. To tap something the vision answer names, use its [points] line: the point snapped to the element under or just beside it, with that element's center to tap (vision coordinates drift, tree bounds are exact), or the point itself where no element is there.
 3. Look again to confirm the action did what you meant before the next step.
@@ -88,7 +92,10 @@ function refuseLoneSurrogates(args: unknown): void {
 export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
-    { instructions: INSTRUCTIONS },
+    // The tool list never changes while the server runs. Declared here, before any tool is
+    // registered, because the SDK's registerTool keeps a listChanged already declared and
+    // otherwise sets it to true.
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
   // The SDK checks a call's arguments against the schema before this runs; a failure of the
   // handler itself becomes a result the agent can read.
