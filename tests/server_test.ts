@@ -48,6 +48,21 @@ Deno.test({
         assert.equal(tool.annotations?.readOnlyHint, looks, tool.name);
         if (!looks) assert.equal(tool.annotations?.destructiveHint, true, tool.name);
       }
+      // Claude Code finds a tool through its tool search before first use: the first sentence
+      // says what the tool does, in the words an agent searches with.
+      const searched: Record<string, RegExp> = {
+        phone_look: /^See what is on the Android phone's screen\b.*\bscreenshot\b.*\btap\b/,
+        phone_tap: /^Tap \(click, press, double-tap or long-press\) the Android phone's screen\b/,
+        phone_swipe: /^Swipe or scroll on the Android phone's screen\b/,
+        phone_type: /^Type text into the focused text field on the Android phone\b.*\bkeyboard\b/,
+        phone_shot: /^Take a screenshot of the Android phone's screen\b/,
+        phone_key: /^Press a key or button on the Android phone: home, back, enter\b/,
+        phone_intent: /^Open an app, a URL or a deep link on the Android phone\b/,
+      };
+      for (const tool of tools) {
+        const first = (tool.description ?? "").split(/(?<=\.)\s/, 1)[0]!;
+        assert.match(first, searched[tool.name]!, tool.name);
+      }
       const tap = tools.find((t) => t.name === "phone_tap")!;
       const x = (tap.inputSchema.properties as Record<string, Record<string, unknown>>).x!;
       assert.deepEqual([x.type, x.minimum, x.maximum], ["integer", 0, 20000]);

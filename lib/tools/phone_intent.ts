@@ -24,7 +24,7 @@ export const phoneIntent = defineTool({
   name: "phone_intent",
   title: "Start an app or intent",
   description:
-    'Open an app or a deep link with an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
+    'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
   inputSchema: z.strictObject({
     action: field('intent action, e.g. "android.intent.action.VIEW"'),
     data: field('data URI, e.g. "https://example.com" or "tel:123"'),

@@ -11,9 +11,10 @@ import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts
 export const phoneKey = defineTool({
   name: "phone_key",
   title: "Press a key",
-  description: `Press one key. Names: ${
-    Object.keys(NAMED_KEYS).join(", ")
-  }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
+  description:
+    `Press a key or button on the Android phone: home, back, enter, delete, volume, power, wake, or any Android keycode. Names: ${
+      Object.keys(NAMED_KEYS).join(", ")
+    }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
   inputSchema: z.strictObject({
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
