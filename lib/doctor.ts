@@ -170,7 +170,7 @@ async function checkVision(vision: Vision, config: Config): Promise<Check> {
       ok: !invalid,
       title: invalid ? "vision settings invalid" : "vision not configured (optional)",
       detail: [
-        `${vision.unavailable} The hand verbs work without it, and phone_look still returns the UI tree.`,
+        `${vision.unavailable.setup} The hand verbs work without it, and phone_look still returns the UI tree.`,
       ],
     };
   }

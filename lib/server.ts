@@ -11,6 +11,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { VERSION } from "./config.ts";
+import { createSession, type Session } from "./session.ts";
 import { TOOLS } from "./tools/index.ts";
 import {
   agentMessage,
@@ -51,9 +52,10 @@ function failureResult(tool: string, error: unknown, deps: ServerDeps): CallTool
  * The call's cancellation signal, and progress reporting when the client sent a progress token
  * (`_meta.progressToken`): the notification then carries that token, as the protocol requires.
  */
-function toolCall(ctx: ServerContext): ToolCall {
+function toolCall(ctx: ServerContext, session: Session): ToolCall {
   const token = ctx.mcpReq._meta?.progressToken;
   return {
+    session,
     signal: ctx.mcpReq.signal,
     progress: token === undefined ? undefined : (update) =>
       ctx.mcpReq.notify(
@@ -97,12 +99,14 @@ export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): 
     // otherwise sets it to true.
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
+  // One per server instance: what this client has been told (the first look's vision note).
+  const session = createSession();
   // The SDK checks a call's arguments against the schema before this runs; a failure of the
   // handler itself becomes a result the agent can read.
   const serve: ServeTool = (def) => async (args, ctx) => {
     try {
       refuseLoneSurrogates(args);
-      return await def.handler(deps, args, toolCall(ctx));
+      return await def.handler(deps, args, toolCall(ctx, session));
     } catch (error) {
       return failureResult(def.name, error, deps);
     }

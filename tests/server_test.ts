@@ -219,12 +219,47 @@ Deno.test({
     const mcp = await connectInProcess({ device, vision: createVision(config) });
     try {
       const look = await mcp.client.callTool({ name: "phone_look", arguments: {} });
-      assert.match(textOf(look), /\[vision\]\nVision unavailable: Vision settings are invalid: /);
+      assert.match(textOf(look), /\[vision\]\nVision unavailable: settings invalid \(/);
       assert.match(textOf(look), /PHONE_EYE_VISION_BASE_URL/);
       const tap = await mcp.client.callTool({ name: "phone_tap", arguments: { x: 1, y: 1 } });
       assert.equal(tap.isError, undefined, textOf(tap));
     } finally {
       await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "without vision, a session's first look carries the full note and every later look one line; a new session hears it again",
+  permissions: "none",
+  async fn() {
+    const visionLine = (text: string) => /\[vision\]\n(.*)\n/.exec(text)?.[1];
+    const note = createVision({ route: "none" }).unavailable!;
+    for (const session of [1, 2]) {
+      const { device } = fakePhone(screenRules());
+      const mcp = await connectInProcess({ device });
+      try {
+        const look = () => mcp.client.callTool({ name: "phone_look", arguments: {} });
+        const first = textOf(await look());
+        assert.equal(visionLine(first), `Vision unavailable: ${note.note}`, `session ${session}`);
+        // Written for the agent: what it can do now, what the user could set; no setup paragraph.
+        assert.match(note.note, /phone_shot shows you the screen/);
+        assert.match(
+          note.note,
+          /The user can add a vision model by setting PHONE_EYE_VISION_API_KEY/,
+        );
+        for (const _ of [2, 3]) {
+          const later = textOf(await look());
+          assert.equal(
+            visionLine(later),
+            "Vision unavailable: not configured (set PHONE_EYE_VISION_API_KEY or PHONE_EYE_VISION_URL; see the first look's note)",
+          );
+          assert.match(later, /\[ui-tree\]\n\S/, "the tree still comes back");
+        }
+      } finally {
+        await mcp.close();
+      }
     }
   },
 });

@@ -13,6 +13,7 @@ import type { Device } from "../adb/device.ts";
 import type { Clock } from "../clock.ts";
 import { AgentError } from "../errors.ts";
 import type { MemoryHandle } from "../memory.ts";
+import type { Session } from "../session.ts";
 import type { Vision } from "../vision/route.ts";
 
 /**
@@ -51,6 +52,8 @@ export interface ToolCall {
   signal: AbortSignal;
   /** Sends a progress notification; undefined when the client asked for none (no token). */
   progress: ((update: ProgressUpdate) => Promise<void>) | undefined;
+  /** The session the call belongs to: what this client has already been told. */
+  session: Session;
 }
 
 /**
