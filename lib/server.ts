@@ -45,7 +45,7 @@ function failureResult(tool: string, error: unknown, deps: ServerDeps): CallTool
   if (message !== undefined) return errorResult(message);
   const detail = error instanceof Error ? error.message : String(error);
   deps.logError(`${tool} failed unexpectedly: ${detail}`);
-  return errorResult(`${tool} failed unexpectedly: ${detail}`);
+  return errorResult(`Failed unexpectedly in ${tool}: ${detail}`);
 }
 
 /**
@@ -101,12 +101,13 @@ export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): 
   );
   // One per server instance: what this client has been told (the first look's vision note).
   const session = createSession();
-  // The SDK checks a call's arguments against the schema before this runs; a failure of the
-  // handler itself becomes a result the agent can read.
-  const serve: ServeTool = (def) => async (args, ctx) => {
+  // The SDK runs each verb's schema before this (tool.ts, checkedBy), which passes on a refusal
+  // in phone-eye's words; a failure of the handler itself becomes a result the agent can read.
+  const serve: ServeTool = (def) => async (checked, ctx) => {
+    if (!checked.ok) return errorResult(checked.refusal);
     try {
-      refuseLoneSurrogates(args);
-      return await def.handler(deps, args, toolCall(ctx, session));
+      refuseLoneSurrogates(checked.args);
+      return await def.handler(deps, checked.args, toolCall(ctx, session));
     } catch (error) {
       return failureResult(def.name, error, deps);
     }

@@ -200,7 +200,7 @@ Deno.test({
     try {
       const result = await mcp.client.callTool({ name: "phone_key", arguments: { key: "home" } });
       assert.equal(result.isError, true);
-      assert.equal(textOf(result), "phone_key failed unexpectedly: boom");
+      assert.equal(textOf(result), "Failed unexpectedly in phone_key: boom");
       assert.deepEqual(mcp.logged, ["phone_key failed unexpectedly: boom"]);
     } finally {
       await mcp.close();
