@@ -15,6 +15,7 @@ import {
   VERSION,
 } from "./lib/config.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
+import { notSavedMessage } from "./lib/shots.ts";
 import { BUILD } from "./lib/build_info.ts";
 import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/server.ts";
 import { StdioWire } from "./lib/stdio_wire.ts";
@@ -51,7 +52,7 @@ function shotSaver(dir: string | undefined): ((png: Uint8Array) => Promise<strin
       await Deno.writeFile(path, png, { createNew: true, mode: 0o600 });
       return `Saved to ${path}.`;
     } catch (error) {
-      return `Not saved to PHONE_EYE_SHOTS (${dir}): ${(error as Error).message}.`;
+      return notSavedMessage(dir, error);
     }
   };
 }

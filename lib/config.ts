@@ -21,9 +21,10 @@ export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
 export const DEFAULT_VISION_TIMEOUT_MS = 30_000;
 
 /**
- * The longest a phone_look runs before it answers with whatever has arrived. Claude Code gives
- * up on a tool call after 60 s by default (MCP_TOOL_TIMEOUT; ANDROID.md, "MCP clients"), and a
- * look that times out in the client loses the UI tree along with the vision answer.
+ * The longest a phone_look runs before it answers with whatever has arrived. Claude Code and Codex
+ * wait at least 150 s for a tool call by default, but a user may set a shorter hard limit
+ * (MCP_TOOL_TIMEOUT, tool_timeout_sec) that progress does not extend (ANDROID.md, "MCP clients"),
+ * and a look that times out in the client loses the UI tree along with the vision answer.
  */
 export const DEFAULT_LOOK_BUDGET_MS = 45_000;
 /** What a look keeps for the screenshot (usually under a second) ahead of the vision call. */

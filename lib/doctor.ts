@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import { ENV_VARS } from "./env_vars.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
+import { shotsGrantFix } from "./shots.ts";
 import type { BuildInfo } from "./build_info.ts";
 import type { Vision, VisionImage } from "./vision/route.ts";
 
@@ -169,7 +170,7 @@ async function checkVision(vision: Vision, config: Config): Promise<Check> {
       ok: !invalid,
       title: invalid ? "vision settings invalid" : "vision not configured (optional)",
       detail: [
-        `${vision.unavailable} The hand verbs work without it, and phone_look still returns the UI tree.`,
+        `${vision.unavailable.setup} The hand verbs work without it, and phone_look still returns the UI tree.`,
       ],
     };
   }
@@ -276,7 +277,9 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check & { shotsUsable
       lines.push(
         `!!  ${
           refused.join("/")
-        } ${shots} (PHONE_EYE_SHOTS): refused, so screenshots are not kept there; build a binary for it with "deno task compile --shots-dir ${shots}", or from source add --allow-read=${shots} --allow-write=${shots}`,
+        } ${shots} (PHONE_EYE_SHOTS): refused, so screenshots are not kept there; ${
+          shotsGrantFix(shots)
+        }`,
       );
     }
   }

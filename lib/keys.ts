@@ -84,17 +84,23 @@ export function resolveKey(key: string | number): { code: number } | { error: st
   if (/^-?\d+(\.\d+)?$/.test(trimmed)) {
     const code = Number(trimmed);
     return Number.isInteger(code) && code >= 1 && code <= MAX_KEYCODE ? { code } : {
-      error: `Unknown keycode ${trimmed}: Android keycodes run from ${RANGE}; use a name (${
-        Object.keys(NAMED_KEYS).join(", ")
-      }) or a code in that range`,
+      error:
+        `Cannot press a key: unknown keycode ${trimmed}: Android keycodes run from ${RANGE}; use a name (${
+          Object.keys(NAMED_KEYS).join(", ")
+        }) or a code in that range`,
     };
   }
   const name = trimmed.toLowerCase().replace(/^keycode_/, "").replace(/[\s-]+/g, "_");
   const code = NAMED_KEYS[ALIASES[name] ?? name];
   if (code !== undefined) return { code };
   return {
-    error: `Unknown key ${JSON.stringify(key)}: use one of ${
+    error: `Cannot press a key: unknown key ${JSON.stringify(key)}: use one of ${
       Object.keys(NAMED_KEYS).join(", ")
     }, or a numeric Android keycode from ${RANGE}`,
   };
+}
+
+/** The name phone_key knows a keycode by ("enter" for 66), or undefined for a code without one. */
+export function keyName(code: number): string | undefined {
+  return Object.entries(NAMED_KEYS).find(([, named]) => named === code)?.[0];
 }

@@ -283,7 +283,11 @@ export async function gatherLook(
               seconds(stage.shotMs ?? 0)
             } of it); look again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS (the budget grows with it) and your client's tool timeout to match`,
       )
-      : Promise.resolve({ ok: false, reason: unavailable });
+      // The full note once per session; after it, one line, so no look repeats the paragraph.
+      : Promise.resolve({
+        ok: false,
+        reason: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
+      });
     const [vision, elements] = await Promise.all([seen, tree]);
     return { vision, tree: elements };
   } finally {
@@ -339,12 +343,18 @@ function visionLines(seen: Seen): string[] {
   ].filter((line): line is string => Boolean(line));
 }
 
+/** The first line of a look where both channels failed (the result is then an error). */
+export const LOOK_FAILED =
+  "Cannot see the screen: neither vision nor the UI tree gave an answer (each section below says why).";
+
 /**
  * Step 3 (pure): the text the agent reads: the screen size, then sections [vision], [ui-tree]
  * and [points], then where the screenshot was kept.
  */
 export function lookText({ vision, tree, screen, snaps }: Look): string {
   const sections = [
+    // An error's first words say it failed: Codex shows its model no isError flag, only the text.
+    ...(!vision.ok && !tree.ok ? [LOOK_FAILED, ""] : []),
     ...(screen ? [`Screen: ${screen.width}×${screen.height} device pixels.`, ""] : []),
     "[vision]",
     ...(vision.ok ? visionLines(vision.value) : [`Vision unavailable: ${vision.reason}`]),

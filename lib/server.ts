@@ -11,6 +11,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { VERSION } from "./config.ts";
+import { createSession, type Session } from "./session.ts";
 import { TOOLS } from "./tools/index.ts";
 import {
   agentMessage,
@@ -22,8 +23,12 @@ import {
   ToolInputError,
 } from "./tools/tool.ts";
 
+/**
+ * What the client puts before the model. The first line carries the rules on its own: Codex's
+ * default model sees only that line (ANDROID.md, "MCP clients"); the steps after it are detail.
+ */
 export const INSTRUCTIONS =
-  `phone-eye drives one real Android phone. Work in a loop: look → act → look.
+  `phone-eye drives one real Android phone in a loop, look → act → look: phone_look to see the screen, one action (phone_tap, phone_swipe, phone_type, phone_key, phone_intent), then phone_look again to check it worked; all coordinates are device pixels, and to tap an element use its exact bounds from [ui-tree] (or its [points] line), not the vision model's estimate.
 1. phone_look (optionally with a question) to see the screen: [vision] is a vision model's reading, [ui-tree] lists elements with exact bounds in device pixels.
 2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. To tap something the vision answer names, use its [points] line: the point snapped to the element under or just beside it, with that element's center to tap (vision coordinates drift, tree bounds are exact), or the point itself where no element is there.
 3. Look again to confirm the action did what you meant before the next step.
@@ -40,16 +45,17 @@ function failureResult(tool: string, error: unknown, deps: ServerDeps): CallTool
   if (message !== undefined) return errorResult(message);
   const detail = error instanceof Error ? error.message : String(error);
   deps.logError(`${tool} failed unexpectedly: ${detail}`);
-  return errorResult(`${tool} failed unexpectedly: ${detail}`);
+  return errorResult(`Failed unexpectedly in ${tool}: ${detail}`);
 }
 
 /**
  * The call's cancellation signal, and progress reporting when the client sent a progress token
  * (`_meta.progressToken`): the notification then carries that token, as the protocol requires.
  */
-function toolCall(ctx: ServerContext): ToolCall {
+function toolCall(ctx: ServerContext, session: Session): ToolCall {
   const token = ctx.mcpReq._meta?.progressToken;
   return {
+    session,
     signal: ctx.mcpReq.signal,
     progress: token === undefined ? undefined : (update) =>
       ctx.mcpReq.notify(
@@ -88,14 +94,20 @@ function refuseLoneSurrogates(args: unknown): void {
 export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
-    { instructions: INSTRUCTIONS },
+    // The tool list never changes while the server runs. Declared here, before any tool is
+    // registered, because the SDK's registerTool keeps a listChanged already declared and
+    // otherwise sets it to true.
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
-  // The SDK checks a call's arguments against the schema before this runs; a failure of the
-  // handler itself becomes a result the agent can read.
-  const serve: ServeTool = (def) => async (args, ctx) => {
+  // One per server instance: what this client has been told (the first look's vision note).
+  const session = createSession();
+  // The SDK runs each verb's schema before this (tool.ts, checkedBy), which passes on a refusal
+  // in phone-eye's words; a failure of the handler itself becomes a result the agent can read.
+  const serve: ServeTool = (def) => async (checked, ctx) => {
+    if (!checked.ok) return errorResult(checked.refusal);
     try {
-      refuseLoneSurrogates(args);
-      return await def.handler(deps, args, toolCall(ctx));
+      refuseLoneSurrogates(checked.args);
+      return await def.handler(deps, checked.args, toolCall(ctx, session));
     } catch (error) {
       return failureResult(def.name, error, deps);
     }

@@ -169,8 +169,11 @@ Deno.test({
     await assert.rejects(
       () => typeWithAdbKeyboard(device, "é"),
       (e: Error) =>
-        e.message.startsWith("Typed 1 character through ADB Keyboard. But the phone refused") &&
-        e.message.includes(refused) && e.message.includes(`run "adb shell ime set ${LATIN}"`),
+        e.message.startsWith(
+          "Failed to put the keyboard back after typing: the phone refused to put the previous input method back",
+        ) && e.message.includes(refused) &&
+        e.message.includes(`run "adb shell ime set ${LATIN}"`) &&
+        e.message.endsWith("Typed 1 character through ADB Keyboard."),
     );
   },
 });

@@ -89,10 +89,7 @@ Deno.test({
     });
     assert.deepEqual(
       readIntentOutcome("Starting: Intent { act=android.intent.action.VIEW }\n", 0),
-      {
-        kind: "started",
-        line: "Starting: Intent { act=android.intent.action.VIEW }",
-      },
+      { kind: "started", warning: undefined },
     );
     assert.deepEqual(
       readIntentOutcome(
@@ -101,14 +98,14 @@ Deno.test({
       ),
       {
         kind: "started",
-        line: "Starting: Intent { cmp=a/.B }",
+        warning: "Warning: Activity not started, its current task has been brought to the front",
       },
     );
     const monkeyOk = MONKEY_ABORT.replace(
       "** No activities found to run, monkey aborted.",
       "Events injected: 1",
     );
-    assert.deepEqual(readIntentOutcome(monkeyOk, 0), { kind: "started", line: undefined });
+    assert.deepEqual(readIntentOutcome(monkeyOk, 0), { kind: "started", warning: undefined });
   },
 });
 

@@ -413,7 +413,7 @@ testThroughEach(
         const text = textOf(look);
         assert.match(
           section(text, "vision"),
-          /Vision is not configured\. Set PHONE_EYE_VISION_API_KEY .*PHONE_EYE_VISION_BASE_URL.*PHONE_EYE_VISION_URL/,
+          /^Vision unavailable: not configured, so looks read the UI tree only; phone_shot shows you the screen .*PHONE_EYE_VISION_API_KEY .*PHONE_EYE_VISION_BASE_URL.*PHONE_EYE_VISION_URL.*Later looks say this in one line\.$/,
         );
         assert.match(section(text, "ui-tree"), /^Notes @ /m);
         // No screenshot was taken: the screen's size comes from the tree's root.
@@ -427,7 +427,11 @@ testThroughEach(
       const look = await r.call("phone_look");
       r.sim.faults.clear();
       assert.equal(look.isError, true);
-      assert.match(textOf(look), /Vision is not configured[\s\S]*UI tree unavailable/);
+      // The session's second look: one line for vision, and first words that say it failed.
+      assert.match(
+        textOf(look),
+        /^Cannot see the screen: [^\n]*\n\n\[vision\]\nVision unavailable: not configured \(set PHONE_EYE_VISION_API_KEY or PHONE_EYE_VISION_URL; see the first look's note\)\n\n\[ui-tree\]\nUI tree unavailable/,
+      );
     });
 
     await t.step("nothing else was written", async () => {

@@ -161,10 +161,38 @@ Deno.test({
       ),
     ]], { data: "https://example.com/a" });
     assert.equal(r.isError, false, r.text);
-    assert.match(r.text, /^Started\. Starting: Intent \{ act=android\.intent\.action\.VIEW/);
+    assert.equal(
+      r.text,
+      "Started the intent: action android.intent.action.VIEW, data https://example.com/a.",
+    );
     assert.deepEqual(r.sent, [
       "am start -a 'android.intent.action.VIEW' -d 'https://example.com/a'",
     ]);
+  },
+});
+
+Deno.test({
+  name: "a started intent answers in one shape, naming what was sent, whether monkey or am ran it",
+  permissions: "none",
+  async fn() {
+    const launched = await call(
+      [[/ monkey /, exited(0, "Events injected: 1\n## Network stats: elapsed time=12ms\n")]],
+      { package: "com.android.settings" },
+    );
+    assert.equal(launched.isError, false, launched.text);
+    assert.equal(launched.text, "Started com.android.settings (its launcher activity).");
+    const fronted = await call([[
+      / am start /,
+      exited(
+        0,
+        "Starting: Intent { cmp=com.android.settings/.Settings }\nWarning: Activity not started, its current task has been brought to the front\n",
+      ),
+    ]], { component: "com.android.settings/.Settings" });
+    assert.equal(fronted.isError, false, fronted.text);
+    assert.equal(
+      fronted.text,
+      "Started the intent: component com.android.settings/.Settings. (am: Warning: Activity not started, its current task has been brought to the front)",
+    );
   },
 });
 

@@ -6,6 +6,7 @@ import {
   ANSWER_SHOWN_MAX,
   fuseLook,
   type Look,
+  LOOK_FAILED,
   type LookOutcomes,
   lookResult,
   lookText,
@@ -63,7 +64,8 @@ function seen(answer: string, extra: Partial<Seen> = {}): LookOutcomes["vision"]
 }
 
 Deno.test({
-  name: "both channels fail: each says why, no screen is named, and the result is an error",
+  name:
+    "both channels fail: the first words say so, each section says why, no screen is named, and the result is an error",
   permissions: "none",
   fn() {
     const outcomes: LookOutcomes = {
@@ -75,7 +77,7 @@ Deno.test({
       content: [{
         type: "text",
         text:
-          `[vision]\nVision unavailable: ${VISION_DOWN}\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
+          `${LOOK_FAILED}\n\n[vision]\nVision unavailable: ${VISION_DOWN}\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
       }],
       isError: true,
     });

@@ -524,7 +524,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: {
       isError: true,
       says:
-        /^Input validation error: .*x2: Invalid input: expected number, received string.*Unrecognized key: "duration"/,
+        /^Refused: invalid arguments for phone_swipe: .*x2: Invalid input: expected number, received string.*Unrecognized key: "duration"/,
       ran: { tool: "input", times: 0 },
     },
   },

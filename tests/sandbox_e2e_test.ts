@@ -148,7 +148,16 @@ Deno.test("a vision host outside the set is refused by the sandbox, named, with 
     const shot = await r.client.callTool({ name: "phone_shot", arguments: {} });
     const parts = shot.content as Array<{ type: string; text?: string }>;
     assert.equal(parts[0]?.type, "image", "the screenshot still comes back");
-    assert.match(parts[1]?.text ?? "", /Not saved to PHONE_EYE_SHOTS \(.*\): .*write access/);
+    // In phone-eye's words, not Deno's: both grants, scoped to that folder.
+    const unsaved = parts[1]?.text ?? "";
+    const dir = ungranted.path.replaceAll(".", "\\.");
+    assert.match(
+      unsaved,
+      new RegExp(
+        `Not saved to PHONE_EYE_SHOTS \\(${dir}\\): this phone-eye may not use that folder .*--allow-read=${dir} --allow-write=${dir}\\.$`,
+      ),
+    );
+    assert.doesNotMatch(unsaved, /run again with the --allow-write flag/);
     const tap = await r.client.callTool({ name: "phone_tap", arguments: { x: 10, y: 10 } });
     assert.notEqual(tap.isError, true, textOf(tap));
     assert.doesNotMatch(r.stderr(), /requests? net access|Allow\?/, "no permission prompt");

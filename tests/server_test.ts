@@ -48,11 +48,32 @@ Deno.test({
         assert.equal(tool.annotations?.readOnlyHint, looks, tool.name);
         if (!looks) assert.equal(tool.annotations?.destructiveHint, true, tool.name);
       }
+      // Claude Code finds a tool through its tool search before first use: the first sentence
+      // says what the tool does, in the words an agent searches with.
+      const searched: Record<string, RegExp> = {
+        phone_look: /^See what is on the Android phone's screen\b.*\bscreenshot\b.*\btap\b/,
+        phone_tap: /^Tap \(click, press, double-tap or long-press\) the Android phone's screen\b/,
+        phone_swipe: /^Swipe or scroll on the Android phone's screen\b/,
+        phone_type: /^Type text into the focused text field on the Android phone\b.*\bkeyboard\b/,
+        phone_shot: /^Take a screenshot of the Android phone's screen\b/,
+        phone_key: /^Press a key or button on the Android phone: home, back, enter\b/,
+        phone_intent: /^Open an app, a URL or a deep link on the Android phone\b/,
+      };
+      for (const tool of tools) {
+        const first = (tool.description ?? "").split(/(?<=\.)\s/, 1)[0]!;
+        assert.match(first, searched[tool.name]!, tool.name);
+      }
       const tap = tools.find((t) => t.name === "phone_tap")!;
       const x = (tap.inputSchema.properties as Record<string, Record<string, unknown>>).x!;
       assert.deepEqual([x.type, x.minimum, x.maximum], ["integer", 0, 20000]);
       assert.equal(mcp.client.getInstructions(), INSTRUCTIONS);
-      assert.match(INSTRUCTIONS, /look → act → look/);
+      // Codex's default model sees only the first line: the loop, the units and the bounds rule.
+      const [first] = INSTRUCTIONS.split("\n");
+      assert.match(first!, /look → act → look/);
+      assert.match(first!, /coordinates are device pixels/);
+      assert.match(first!, /exact bounds from \[ui-tree\]/);
+      // The list never changes while the server runs, so the server does not say it might.
+      assert.deepEqual(mcp.client.getServerCapabilities()?.tools, { listChanged: false });
       assert.match(INSTRUCTIONS, /use its \[points\] line/);
     } finally {
       await mcp.close();
@@ -105,8 +126,12 @@ Deno.test({
         ["phone_tap", { x: 5000, y: 5 }, /off the screen, which is 1080×2400/],
         ["phone_swipe", { x1: 0, y1: 0, x2: 0, y2: 9000 }, /the end \(0, 9000\) is off the screen/],
         ["phone_type", { text: "line1\nline2" }, /newline.*phone_key "enter"/],
-        ["phone_key", { key: "hoem" }, /Unknown key "hoem": use one of home, back/],
-        ["phone_key", { key: "9999" }, /Unknown keycode 9999/],
+        [
+          "phone_key",
+          { key: "hoem" },
+          /^Cannot press a key: unknown key "hoem": use one of home, back/,
+        ],
+        ["phone_key", { key: "9999" }, /^Cannot press a key: unknown keycode 9999/],
         ["phone_intent", {}, /at least one of action, data, component or package/],
         ["phone_intent", { package: "com.x;reboot" }, /Refused package: it contains ";"/],
         [
@@ -175,7 +200,7 @@ Deno.test({
     try {
       const result = await mcp.client.callTool({ name: "phone_key", arguments: { key: "home" } });
       assert.equal(result.isError, true);
-      assert.equal(textOf(result), "phone_key failed unexpectedly: boom");
+      assert.equal(textOf(result), "Failed unexpectedly in phone_key: boom");
       assert.deepEqual(mcp.logged, ["phone_key failed unexpectedly: boom"]);
     } finally {
       await mcp.close();
@@ -194,12 +219,47 @@ Deno.test({
     const mcp = await connectInProcess({ device, vision: createVision(config) });
     try {
       const look = await mcp.client.callTool({ name: "phone_look", arguments: {} });
-      assert.match(textOf(look), /\[vision\]\nVision unavailable: Vision settings are invalid: /);
+      assert.match(textOf(look), /\[vision\]\nVision unavailable: settings invalid \(/);
       assert.match(textOf(look), /PHONE_EYE_VISION_BASE_URL/);
       const tap = await mcp.client.callTool({ name: "phone_tap", arguments: { x: 1, y: 1 } });
       assert.equal(tap.isError, undefined, textOf(tap));
     } finally {
       await mcp.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "without vision, a session's first look carries the full note and every later look one line; a new session hears it again",
+  permissions: "none",
+  async fn() {
+    const visionLine = (text: string) => /\[vision\]\n(.*)\n/.exec(text)?.[1];
+    const note = createVision({ route: "none" }).unavailable!;
+    for (const session of [1, 2]) {
+      const { device } = fakePhone(screenRules());
+      const mcp = await connectInProcess({ device });
+      try {
+        const look = () => mcp.client.callTool({ name: "phone_look", arguments: {} });
+        const first = textOf(await look());
+        assert.equal(visionLine(first), `Vision unavailable: ${note.note}`, `session ${session}`);
+        // Written for the agent: what it can do now, what the user could set; no setup paragraph.
+        assert.match(note.note, /phone_shot shows you the screen/);
+        assert.match(
+          note.note,
+          /The user can add a vision model by setting PHONE_EYE_VISION_API_KEY/,
+        );
+        for (const _ of [2, 3]) {
+          const later = textOf(await look());
+          assert.equal(
+            visionLine(later),
+            "Vision unavailable: not configured (set PHONE_EYE_VISION_API_KEY or PHONE_EYE_VISION_URL; see the first look's note)",
+          );
+          assert.match(later, /\[ui-tree\]\n\S/, "the tree still comes back");
+        }
+      } finally {
+        await mcp.close();
+      }
     }
   },
 });

@@ -47,17 +47,28 @@ Deno.test({
     try {
       const press = (key: unknown) =>
         mcp.client.callTool({ name: "phone_key", arguments: { key } });
-      assert.equal(textOf(await press(66)), "Pressed 66 (keycode 66).");
-      assert.equal(textOf(await press("66")), "Pressed 66 (keycode 66).");
+      // Named the same way however it was given; a code without a name is said as a keycode.
+      assert.equal(textOf(await press(66)), "Pressed enter (keycode 66).");
+      assert.equal(textOf(await press("66")), "Pressed enter (keycode 66).");
+      assert.equal(textOf(await press("return")), "Pressed enter (keycode 66).");
+      assert.equal(textOf(await press("300")), "Pressed keycode 300.");
       for (const key of [350, "350"]) {
         const refused = await press(key);
         assert.equal(refused.isError, true);
-        assert.match(textOf(refused), /^Unknown keycode 350: Android keycodes run from 1 to 337/);
+        assert.match(
+          textOf(refused),
+          /^Cannot press a key: unknown keycode 350: Android keycodes run from 1 to 337/,
+        );
       }
       const fraction = await press(6.5);
       assert.equal(fraction.isError, true);
-      assert.match(textOf(fraction), /Unknown keycode 6\.5/);
-      assert.deepEqual(sent, ["input keyevent 66", "input keyevent 66"]);
+      assert.match(textOf(fraction), /^Cannot press a key: unknown keycode 6\.5/);
+      assert.deepEqual(sent, [
+        "input keyevent 66",
+        "input keyevent 66",
+        "input keyevent 66",
+        "input keyevent 300",
+      ]);
       const { tools } = await mcp.client.listTools();
       const key = (tools.find((t) => t.name === "phone_key")!.inputSchema.properties as Record<
         string,

@@ -480,19 +480,29 @@ Deno.test({
   permissions: "none",
   async fn() {
     const unset = createVision({ route: "none" });
-    deepEqual(unset.unavailable, UNCONFIGURED_MESSAGE);
+    deepEqual(unset.unavailable?.setup, UNCONFIGURED_MESSAGE);
     const invalid = createVision({
       route: "none",
       problem: "PHONE_EYE_VISION_BASE_URL is not a URL",
     });
     deepEqual(
-      invalid.unavailable,
+      invalid.unavailable?.setup,
       "Vision settings are invalid: PHONE_EYE_VISION_BASE_URL is not a URL. Fix them and restart " +
         "phone-eye; the other tools work without vision.",
     );
-    // describe() still refuses with the same words, for a caller that does not ask first.
+    // The agent's words: the full note for a session's first look, one line after it.
+    deepEqual(
+      invalid.unavailable?.brief,
+      "settings invalid (PHONE_EYE_VISION_BASE_URL is not a URL; see the first look's note)",
+    );
+    deepEqual(
+      unset.unavailable?.brief,
+      "not configured (set PHONE_EYE_VISION_API_KEY or PHONE_EYE_VISION_URL; see the first look's note)",
+    );
+    // describe() still refuses with the same words, for a caller that does not ask first, and
+    // says first that it failed.
     const refused = await rejectsWith(invalid.describe(png(8, 8), "q"), "UNCONFIGURED", []);
-    deepEqual(refused.message, invalid.unavailable);
+    deepEqual(refused.message, `Cannot ask a vision model: ${invalid.unavailable?.setup}`);
     const routes = [
       createVision({
         route: "direct",

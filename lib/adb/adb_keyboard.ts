@@ -214,7 +214,14 @@ export async function typeWithAdbKeyboard(
   }
   const line = outcome.line ?? `Typed ${chars} through ADB Keyboard.`;
   if (restored === null) return { typed: line };
-  if (!restored.ok) throw new AdbError("COMMAND_FAILED", `${line} But ${restored.message}`);
+  // The typing worked; putting the keyboard back did not. Said failure first, so an agent that
+  // reads only the first words (Codex flags no error) learns something is wrong.
+  if (!restored.ok) {
+    throw new AdbError(
+      "COMMAND_FAILED",
+      `Failed to put the keyboard back after typing: ${restored.message}. ${line}`,
+    );
+  }
   return { typed: `${line} ${restored.message}` };
 }
 

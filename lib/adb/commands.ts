@@ -269,7 +269,7 @@ export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand 
  * tab the Tab key). Returns the message saying what to do instead, or null when there is neither.
  */
 export function typedTextProblem(text: string): string | null {
-  if (text.length === 0) return "Nothing to type: text is empty";
+  if (text.length === 0) return "Cannot type: the text is empty";
   const { control } = scanCharacters(text);
   if (control === undefined) return null;
   const instead = control === "\n" || control === "\r"

@@ -20,8 +20,12 @@ export function parseWmSize(output: string): { width: number; height: number } |
 
 /** What `am start` or `monkey` did, read from its output and exit status. */
 export type IntentOutcome =
-  /** Started; `line` is am's "Starting: …" or "Warning: …" line, when there is one. */
-  | { kind: "started"; line: string | undefined }
+  /**
+   * Started; `warning` is am's "Warning: …" line when it printed one ("Activity not started, its
+   * current task has been brought to the front"). Its "Starting: Intent { … }" echo says nothing
+   * the caller did not send, so it is not kept.
+   */
+  | { kind: "started"; warning: string | undefined }
   /** monkey found no MAIN/LAUNCHER activity: the package is missing or has none. */
   | { kind: "no-launcher-activity" }
   /** am's "Error type 3" / "Error: Activity class {pkg/cls} does not exist." */
@@ -66,7 +70,7 @@ export function readIntentOutcome(output: string, status: number): IntentOutcome
       detail: `exit status ${status}${lines.length > 0 ? `: ${lines.slice(-3).join(" / ")}` : ""}`,
     };
   }
-  return { kind: "started", line: lines.find((l) => /^(Starting|Warning):/.test(l)) };
+  return { kind: "started", warning: lines.find((l) => /^Warning:/.test(l)) };
 }
 
 /** At most this many packages are read (a phone has a few hundred): bounds the closeness search. */

@@ -122,7 +122,10 @@ export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
   const { maxEdge, maxBase64Bytes, quality, snap } = sizing;
   const source = { width: frame.width, height: frame.height };
   if (source.width < 1 || source.height < 1) {
-    throw new ImageError("CORRUPT", `Image is ${source.width}×${source.height}: nothing to send`);
+    throw new ImageError(
+      "CORRUPT",
+      `Cannot send a ${source.width}×${source.height} image: it has no pixels`,
+    );
   }
   if (!(maxEdge >= 1) || !(maxBase64Bytes >= 1)) {
     throw new RangeError(

@@ -8,6 +8,7 @@ import {
   intentCommand,
   listPackagesCommand,
   resolveActivityCommand,
+  VIEW_ACTION,
 } from "../adb/commands.ts";
 import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../adb/output.ts";
 import { closestPackages } from "../near_names.ts";
@@ -23,7 +24,7 @@ export const phoneIntent = defineTool({
   name: "phone_intent",
   title: "Start an app or intent",
   description:
-    'Open an app or a deep link with an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
+    'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
   inputSchema: z.strictObject({
     action: field('intent action, e.g. "android.intent.action.VIEW"'),
     data: field('data URI, e.g. "https://example.com" or "tel:123"'),
@@ -37,11 +38,32 @@ export const phoneIntent = defineTool({
     const out = await device.run(intentCommand(args), { action: ACTION, ownStatus: true });
     const outcome = readIntentOutcome(out.text, out.status);
     if (outcome.kind === "started") {
-      return textResult(outcome.line ? `Started. ${outcome.line}` : "Started.");
+      return textResult(
+        `Started ${startedWhat(args)}.${outcome.warning ? ` (am: ${outcome.warning})` : ""}`,
+      );
     }
     throw new AdbError("COMMAND_FAILED", await explainFailure(device, args, outcome));
   },
 });
+
+/**
+ * What was started, from the arguments the agent sent, in one shape whichever way it was started
+ * (monkey for a package alone prints no intent; am echoes one).
+ */
+function startedWhat(args: IntentArgs): string {
+  const { action, data, component, package: pkg } = args;
+  if (pkg !== undefined && action === undefined && data === undefined && component === undefined) {
+    return `${pkg} (its launcher activity)`;
+  }
+  const shownAction = action ?? (data !== undefined ? VIEW_ACTION : undefined);
+  const fields = [
+    component !== undefined && `component ${component}`,
+    shownAction !== undefined && `action ${shownAction}`,
+    data !== undefined && `data ${data}`,
+    pkg !== undefined && `package ${pkg}`,
+  ].filter((f): f is string => typeof f === "string");
+  return `the intent: ${fields.join(", ")}`;
+}
 
 type Failure = Exclude<ReturnType<typeof readIntentOutcome>, { kind: "started" }>;
 

@@ -5,15 +5,16 @@ import { z } from "zod";
 import { keyeventCommand } from "../adb/commands.ts";
 import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
-import { MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
+import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
 import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
   name: "phone_key",
   title: "Press a key",
-  description: `Press one key. Names: ${
-    Object.keys(NAMED_KEYS).join(", ")
-  }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
+  description:
+    `Press a key or button on the Android phone: home, back, enter, delete, volume, power, wake, or any Android keycode. Names: ${
+      Object.keys(NAMED_KEYS).join(", ")
+    }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
   inputSchema: z.strictObject({
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
@@ -34,8 +35,12 @@ export const phoneKey = defineTool({
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
     await runInput(device, keyeventCommand(resolved.code), "press a key");
+    // The same words however the key was given: "enter", "66" and 66 all press enter.
+    const name = keyName(resolved.code);
     return textResult(
-      `Pressed ${typeof key === "number" ? key : key.trim()} (keycode ${resolved.code}).`,
+      name === undefined
+        ? `Pressed keycode ${resolved.code}.`
+        : `Pressed ${name} (keycode ${resolved.code}).`,
     );
   },
 });

@@ -35,7 +35,7 @@ export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
   description:
-    "See the phone's screen. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\".",
+    "See what is on the Android phone's screen: a screenshot read by a vision model, with the on-screen elements and their exact bounds to tap. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\".",
   inputSchema: z.strictObject({
     question: z.string().max(2000).optional().describe(
       'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',

@@ -15,7 +15,7 @@ export const phoneShot = defineTool({
   name: "phone_shot",
   title: "Screenshot",
   description:
-    "Return the phone's current screen as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
+    "Take a screenshot of the Android phone's screen, returned as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
   inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
   preload: loadCapture,

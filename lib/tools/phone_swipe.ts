@@ -11,7 +11,7 @@ export const phoneSwipe = defineTool({
   name: "phone_swipe",
   title: "Swipe on the screen",
   description:
-    "Swipe from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging.",
+    "Swipe or scroll on the Android phone's screen: drag from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging.",
   inputSchema: z.strictObject({
     x1: coordinate("start x"),
     y1: coordinate("start y"),

@@ -11,7 +11,7 @@ export const phoneTap = defineTool({
   name: "phone_tap",
   title: "Tap the screen",
   description:
-    "Tap the phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each (53 to 61 ms median on the simulated phone), and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, often 300 ms or more, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Look again afterwards to see what the tap did.",
+    "Tap (click, press, double-tap or long-press) the Android phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each (53 to 61 ms median on the simulated phone), and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, often 300 ms or more, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Look again afterwards to see what the tap did.",
   inputSchema: z.strictObject({
     x: coordinate("x"),
     y: coordinate("y"),

@@ -12,7 +12,7 @@ export const phoneType = defineTool({
   name: "phone_type",
   title: "Type text",
   description:
-    'Type text into the focused field, as if on a keyboard: tap the field first. Any language and emoji when the phone has ADB Keyboard installed (phone-eye selects it for the call and puts the current keyboard back); otherwise printable ASCII only (adb\'s "input text" limit). For a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press.',
+    'Type text into the focused text field on the Android phone, as on its keyboard: tap the field first. Any language and emoji when the phone has ADB Keyboard installed (phone-eye selects it for the call and puts the current keyboard back); otherwise printable ASCII only (adb\'s "input text" limit). For a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press.',
   inputSchema: z.strictObject({
     text: z.string().min(1).max(2000).describe(
       "the text to type (no newlines or other control characters)",

@@ -5,6 +5,7 @@ import type {
   CallToolResult,
   McpServer,
   ServerContext,
+  StandardSchemaV1,
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
@@ -13,6 +14,7 @@ import type { Device } from "../adb/device.ts";
 import type { Clock } from "../clock.ts";
 import { AgentError } from "../errors.ts";
 import type { MemoryHandle } from "../memory.ts";
+import type { Session } from "../session.ts";
 import type { Vision } from "../vision/route.ts";
 
 /**
@@ -51,6 +53,8 @@ export interface ToolCall {
   signal: AbortSignal;
   /** Sends a progress notification; undefined when the client asked for none (no token). */
   progress: ((update: ProgressUpdate) => Promise<void>) | undefined;
+  /** The session the call belongs to: what this client has already been told. */
+  session: Session;
 }
 
 /**
@@ -82,9 +86,12 @@ export interface ToolDef<Schema extends ToolSchema> {
   preload?: () => Promise<unknown>;
 }
 
+/** A call's arguments as the schema judged them: accepted and typed, or refused in our words. */
+export type Checked<Args> = { ok: true; args: Args } | { ok: false; refusal: string };
+
 /** What the SDK runs for a call: the handler with the server's resources, failures mapped. */
 export type ToolCallHandler<Schema extends ToolSchema> = (
-  args: ArgsOf<Schema>,
+  checked: Checked<ArgsOf<Schema>>,
   ctx: ServerContext,
 ) => Promise<CallToolResult>;
 
@@ -138,15 +145,55 @@ export function defineTool<Schema extends ToolSchema>(def: ToolDef<Schema>): Too
     annotations,
     preload,
     register(server, serve) {
-      // The schema as the SDK's types read it: one that yields this handler's arguments.
-      const schema: StandardSchemaWithJSON<unknown, ArgsOf<Schema>> = inputSchema;
-      server.registerTool<StandardSchemaWithJSON, StandardSchemaWithJSON<unknown, ArgsOf<Schema>>>(
+      const schema = checkedBy(name, inputSchema);
+      server.registerTool<StandardSchemaWithJSON, typeof schema>(
         name,
         { title, description, inputSchema: schema, annotations: { title, ...annotations } },
         serve(def),
       );
     },
   };
+}
+
+/**
+ * The schema the SDK is handed for a verb: the zod schema's own JSON Schema for tools/list, and a
+ * validate that runs the zod check and passes its verdict on instead of failing. A failing
+ * validate makes the SDK answer "Input validation error: Invalid arguments for tool …", whose first
+ * words do not say the call failed, and Codex shows its model no isError flag, only the words; so
+ * the refusal is worded here ("Refused: …") and served by server.ts like every other error.
+ */
+function checkedBy<Schema extends ToolSchema>(
+  name: string,
+  schema: Schema,
+): StandardSchemaWithJSON<unknown, Checked<ArgsOf<Schema>>> {
+  const own: StandardSchemaWithJSON<unknown, ArgsOf<Schema>>["~standard"] = schema["~standard"];
+  const verdict = (
+    result: StandardSchemaV1.Result<ArgsOf<Schema>>,
+  ): StandardSchemaV1.Result<Checked<ArgsOf<Schema>>> => ({
+    value: result.issues === undefined
+      ? { ok: true, args: result.value }
+      : { ok: false, refusal: refusalOf(name, result.issues) },
+  });
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "phone-eye",
+      jsonSchema: own.jsonSchema,
+      validate(value) {
+        const result = own.validate(value);
+        return result instanceof Promise ? result.then(verdict) : verdict(result);
+      },
+    },
+  };
+}
+
+/** "Refused: invalid arguments for phone_tap: x: Too small: expected number to be >=0". */
+export function refusalOf(tool: string, issues: readonly StandardSchemaV1.Issue[]): string {
+  const said = issues.map((issue) => {
+    const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p));
+    return path.length > 0 ? `${path.join(".")}: ${issue.message}` : issue.message;
+  });
+  return `Refused: invalid arguments for ${tool}: ${said.join(", ")}`;
 }
 
 export function textResult(text: string): CallToolResult {

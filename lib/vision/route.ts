@@ -11,15 +11,28 @@ export interface VisionImage {
   height: number;
 }
 
+/** Why vision is off, in the words each reader needs. */
+export interface VisionOff {
+  /** For the person setting phone-eye up (the doctor): what to set or fix, then restart. */
+  setup: string;
+  /**
+   * For the agent, on a session's first look, after "Vision unavailable: ": what it can do
+   * without vision, and what the user could set.
+   */
+  note: string;
+  /** For the agent, one line on every look after the first. */
+  brief: string;
+}
+
 export interface Vision {
   readonly route: "direct" | "mcp" | "none";
   /** scheme://host[:port] of the vision server, for messages: never a path, query or key. */
   readonly endpoint: string;
   /**
-   * Why no route can be used (vision unset, or its settings invalid), written for the agent; undefined
-   * when a route is set. Ask this rather than calling describe() to learn that vision is off.
+   * Why no route can be used (vision unset, or its settings invalid); undefined when a route is
+   * set. Ask this rather than calling describe() to learn that vision is off.
    */
-  readonly unavailable: string | undefined;
+  readonly unavailable: VisionOff | undefined;
   /** The model's answer as text; every failure is a VisionError. */
   describe(image: VisionImage, prompt: string, signal?: AbortSignal): Promise<string>;
   /** Releases connections (the MCP session); describe() may not be called afterwards. */

@@ -4,7 +4,7 @@
 import { type Clock, realClock } from "../clock.ts";
 import type { VisionConfig } from "../config.ts";
 import { VisionError } from "./errors.ts";
-import { endpointOf, type Vision } from "./route.ts";
+import { endpointOf, type Vision, type VisionOff } from "./route.ts";
 
 export interface VisionDeps {
   /** The fetch both routes use; main.ts and tests pass the global one. */
@@ -55,23 +55,50 @@ function lazyVision(route: Vision["route"], endpoint: string, load: () => Promis
   };
 }
 
-export const UNCONFIGURED_MESSAGE = "Vision is not configured. Set PHONE_EYE_VISION_API_KEY " +
+/** The variables that turn vision on, as the setup text and the first look's note name them. */
+const VISION_SETTINGS = "PHONE_EYE_VISION_API_KEY " +
   "(plus PHONE_EYE_VISION_BASE_URL and PHONE_EYE_VISION_MODEL for a provider other than OpenAI, " +
   "or PHONE_EYE_VISION_BASE_URL alone for a keyless local server such as llama.cpp, Ollama or vLLM) " +
-  "to use an OpenAI-compatible endpoint, or PHONE_EYE_VISION_URL to use an MCP vision server; " +
-  "then restart phone-eye.";
+  "to use an OpenAI-compatible endpoint, or PHONE_EYE_VISION_URL to use an MCP vision server";
+
+export const UNCONFIGURED_MESSAGE =
+  `Vision is not configured. Set ${VISION_SETTINGS}; then restart phone-eye.`;
+
+/** What the agent can do without vision: said once per session, on the first look. */
+const WITHOUT_VISION =
+  "so looks read the UI tree only; phone_shot shows you the screen as an image when the tree is not enough";
+
+/** Why vision is off, for the doctor (setup) and for the agent (note once, then brief). */
+export function visionOff(problem: string | undefined): VisionOff {
+  if (problem === undefined) {
+    return {
+      setup: UNCONFIGURED_MESSAGE,
+      note:
+        `not configured, ${WITHOUT_VISION}. The user can add a vision model by setting ${VISION_SETTINGS}, then restarting phone-eye. Later looks say this in one line.`,
+      brief:
+        "not configured (set PHONE_EYE_VISION_API_KEY or PHONE_EYE_VISION_URL; see the first look's note)",
+    };
+  }
+  return {
+    setup:
+      `Vision settings are invalid: ${problem}. Fix them and restart phone-eye; the other tools work without vision.`,
+    note:
+      `settings invalid (${problem}), ${WITHOUT_VISION}. The user can fix the setting and restart phone-eye. Later looks say this in one line.`,
+    brief: `settings invalid (${problem}; see the first look's note)`,
+  };
+}
 
 /** No route: `unavailable` says why (unset, or the settings' problem), and describe() rejects with it. */
 function unconfiguredVision(problem: string | undefined): Vision {
-  const message = problem === undefined
-    ? UNCONFIGURED_MESSAGE
-    : `Vision settings are invalid: ${problem}. Fix them and restart phone-eye; the other tools work without vision.`;
+  const off = visionOff(problem);
   return {
     route: "none",
     endpoint: "none",
-    unavailable: message,
+    unavailable: off,
     describe() {
-      return Promise.reject(new VisionError("UNCONFIGURED", message));
+      return Promise.reject(
+        new VisionError("UNCONFIGURED", `Cannot ask a vision model: ${off.setup}`),
+      );
     },
     close() {
       return Promise.resolve();
