@@ -22,7 +22,7 @@ export const phoneKey = defineTool({
     ),
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { key }) {
+  async handler({ device }, { key }, { signal }) {
     const control = typeof key === "string" ? scanCharacters(key).control : undefined;
     if (control !== undefined) {
       throw new ToolInputError(
@@ -33,7 +33,7 @@ export const phoneKey = defineTool({
     }
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
-    await runInput(device, keyeventCommand(resolved.code), "press a key");
+    await runInput(device, keyeventCommand(resolved.code), "press a key", signal);
     return textResult(
       `Pressed ${typeof key === "number" ? key : key.trim()} (keycode ${resolved.code}).`,
     );
