@@ -1,11 +1,13 @@
 // Bounded load and cancels end to end: main.ts under the production permissions, real adb, the
 // simulated phone, raw stdio. A burst of phone_shot requests in one write, counting phone-eye's adb
 // children and its RSS; phone_looks on a hung phone cancelled, then no adb left (issue 17, 1 and 4).
-// The 1,000-call burst runs in `deno task test:long` (PHONE_EYE_LONG=1); 100 in the fast suite.
+// The 1,000-call burst and 300 calls cancelled at random points (PHONE_EYE_CANCEL_SEED replays one
+// run) are in `deno task test:long` (PHONE_EYE_LONG=1); the fast suite bursts 100 calls.
 
 import assert from "node:assert/strict";
 import { CALLS_MAX, PHONE_SLOTS } from "../lib/adb/queue.ts";
 import { type Reply, startRawPhoneEye } from "./helpers/raw_stdio.ts";
+import { seededRandom } from "./helpers/prng.ts";
 import { closing, startRig } from "./helpers/rig.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import type { SimPhoneOptions } from "./sim/sim_phone.ts";
@@ -153,4 +155,71 @@ Deno.test("20 looks cancelled on a hung phone leave no adb process a second late
     "a cancelled call gets no answer",
   );
   assert.ok(answered.length <= ids.length - CALLS_MAX / 2, `${answered.length} looks answered`);
+});
+
+Deno.test({
+  name:
+    "calls cancelled at random points: the rest are answered, no tap runs twice, no adb is left, the server serves on",
+  ignore: !LONG,
+  async fn() {
+    const CALLS = 300;
+    const rng = seededRandom("PHONE_EYE_CANCEL_SEED");
+    await using rig = await startRig({ phoneEye: false, phones: [{ width: 360, height: 800 }] });
+    await using eye = await startRawPhoneEye({ env: rig.env });
+    await eye.initialize();
+    const taps = new Map<string, number>(); // id → x of its tap, each tap at its own point
+    const outstanding = new Set<string>();
+    const cancelled = new Set<string>();
+    const answers = new Map<string, Reply>();
+    let sent = 0;
+    // A random walk of events: send the next call, cancel one in flight, or take the next answer.
+    while (sent < CALLS || outstanding.size > 0) {
+      const roll = rng.next();
+      if (sent < CALLS && roll < 0.5) {
+        const x = 1 + sent % 300;
+        const id = `c-${sent++}`;
+        const tool = rng.pick(["phone_shot", "phone_look", "phone_tap"]);
+        const args = tool === "phone_tap" ? { x, y: 400 } : {};
+        if (tool === "phone_tap") taps.set(id, x);
+        outstanding.add(id);
+        await eye.write(call(id, tool, args) + "\n");
+      } else if (outstanding.size > 0 && roll < 0.7) {
+        const id = rng.pick([...outstanding]);
+        outstanding.delete(id);
+        cancelled.add(id);
+        await eye.write(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: id },
+          }) + "\n",
+        );
+      } else if (outstanding.size > 0) {
+        const reply = await eye.until((m) => typeof m.id === "string" && m.id.startsWith("c-"));
+        answers.set(String(reply.id), reply);
+        outstanding.delete(String(reply.id));
+      }
+    }
+    // Actions already sent are let finish; reads were killed at their cancel.
+    await childrenUntil(eye.pid, (n) => n === 0, 5_000, "after the last answer");
+    await eye.write(call("after", "phone_shot") + "\n");
+    assert.ok(isImage(await eye.until((m) => m.id === "after")), "still serving");
+    for (const reply of eye.drain()) answers.set(String(reply.id), reply);
+
+    for (const [id, reply] of answers) {
+      assert.equal(reply.error, undefined, `${id}: ${JSON.stringify(reply.error)}`);
+      assert.doesNotMatch(textOf(reply), /failed unexpectedly/, id);
+    }
+    const ran = rig.sim.toolCalls("input").filter((argv) => argv[0] === "tap");
+    for (const [id, x] of taps) {
+      const times = ran.filter((argv) => argv[1] === String(x)).length;
+      const tapped = /^Tapped/.test(textOf(answers.get(id) ?? {}));
+      assert.ok(times <= 1, `${id}'s tap at x=${x} ran ${times} times`);
+      if (tapped) assert.equal(times, 1, `${id} answered Tapped but ran ${times} times`);
+    }
+    // deno-lint-ignore no-console
+    console.error(
+      `seed ${rng.seed}: ${CALLS} calls, ${cancelled.size} cancelled, ${answers.size} answered, ${taps.size} taps (${ran.length} ran)`,
+    );
+  },
 });
