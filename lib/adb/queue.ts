@@ -6,9 +6,9 @@ import { AdbError } from "./errors.ts";
 /**
  * adb processes one phone may have running at once. Four, because that is what one agent's work
  * needs at its busiest: an action, phone_look's two channels (the screenshot and the UI dump run
- * side by side), and one more for a reconnect or `adb devices` on a failure path. Each job runs its
- * adb calls one after another (a reconnect and a replay included), so jobs running = processes.
- * Several phones at 4 each stay far below the hold-out bound of 32 processes.
+ * side by side), and one more read (a tap's `wm size`, a second client's screenshot). A job runs
+ * its adb calls one after another, a reconnect, `adb devices` and a replay included, so jobs
+ * running = processes. Several phones at 4 each, plus HOST_SLOTS, stay far below 32 processes.
  */
 export const PHONE_SLOTS = 4;
 
@@ -144,7 +144,7 @@ export function createPhoneQueue(
     close(entry);
     if (entry.state === "queued") {
       queued.splice(queued.indexOf(entry), 1);
-      pump(); // an action waiting behind it may start now
+      pump(); // what waited behind it may start now
     } else if (!entry.job.acts) {
       // Nobody reads this any more: the runner kills adb; the slot frees when it has ended.
       entry.controller.abort();
