@@ -4,6 +4,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevice } from "./lib/adb/device.ts";
 import { createAdbRunner } from "./lib/adb/runner.ts";
+import { createLimiter, HOST_SLOTS } from "./lib/adb/queue.ts";
 import { realClock } from "./lib/clock.ts";
 import {
   type Config,
@@ -74,6 +75,8 @@ function world(config: Config) {
       serial: config.serial,
       timeoutMs: config.adbTimeoutMs,
       os: Deno.build.os,
+      // Host-wide adb calls (devices, connect) share one bound across the server's phones.
+      hostSlots: createLimiter(HOST_SLOTS),
     }),
     vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };

@@ -82,8 +82,8 @@ async function settle<T>(work: Promise<T>): Promise<Outcome<T>> {
 }
 
 /**
- * `work`'s outcome, or `late()` as soon as `cut` fires. An adb call cannot be stopped from here;
- * it ends on its own timeout, and nothing reads its result once the look has answered.
+ * `work`'s outcome, or `late()` as soon as `cut` fires. The work was given `cut` too: its adb
+ * reads are killed and its vision request aborted, so nothing of it outlives the look.
  */
 function settleWithin<T>(
   work: Promise<T>,
@@ -125,6 +125,7 @@ async function see(
       device,
       "take a screenshot for the vision model",
       fitFor(sizing),
+      cut,
     );
     // The look has answered without it: neither keep the screenshot nor send it anywhere.
     if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
@@ -257,7 +258,7 @@ export async function gatherLook(
 
   try {
     const tree = settleWithin(
-      announce(readUiTree(deps.device, "read the UI tree", deps.clock), (ok) => {
+      announce(readUiTree(deps.device, "read the UI tree", deps.clock, cut.signal), (ok) => {
         treeDone = true;
         progress.step(ok ? "UI tree read" : "UI tree failed");
       }),

@@ -64,8 +64,13 @@ export async function captureScreen(
   device: Device,
   action: string,
   fit: Fit,
+  signal?: AbortSignal,
 ): Promise<Screenshot> {
-  const { stdout } = await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty });
+  const { stdout } = await device.run(screencapPngCommand(), {
+    action,
+    complete: wholeOrEmpty,
+    signal,
+  });
   let frame: Frame;
   let png = (): Uint8Array => stdout;
   let note: string | undefined;
@@ -73,7 +78,7 @@ export async function captureScreen(
     frame = await readPngStream(stdout, fit);
   } catch (error) {
     if (!(error instanceof ImageError)) throw error;
-    const raw = await device.run(screencapRawCommand(), { action });
+    const raw = await device.run(screencapRawCommand(), { action, signal });
     const refusal = [captureRefusal(stdout), captureRefusal(raw.stdout)];
     if (refusal[0] !== null && refusal[1] !== null) {
       const said = refusal.find((r) => r !== "");
@@ -150,19 +155,21 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
  * "could not get idle state" (an animated screen) is retried with --compressed, which clears
  * FLAG_INCLUDE_NOT_IMPORTANT_VIEWS so only views important for accessibility are walked
  * (UiAutomationShellWrapper.setCompressedLayoutHierarchy, same commit, library/testrunner-src/).
+ * `signal` (the call's cancel) stops the dump under way and every retry after it.
  */
 export async function readUiTree(
   device: Device,
   action: string,
   clock: Clock,
+  signal?: AbortSignal,
 ): Promise<UiElement[]> {
   let lastReason = "";
   for (const { compressed, waitMs } of IDLE_RETRIES) {
-    if (waitMs > 0) await clock.sleep(waitMs);
-    let { dump, text } = await dumpOnce(device, action, compressed);
+    if (waitMs > 0) await clock.sleep(waitMs, signal);
+    let { dump, text } = await dumpOnce(device, action, compressed, signal);
     if (!dump.ok && !device.quirks.ttyDumpRefused && ttyRefused(text)) {
       device.quirks.ttyDumpRefused = true;
-      ({ dump, text } = await dumpOnce(device, action, compressed));
+      ({ dump, text } = await dumpOnce(device, action, compressed, signal));
     }
     if (dump.ok) return parseUiTree(dump.xml);
     lastReason = dump.reason;
@@ -184,10 +191,15 @@ async function dumpOnce(
   device: Device,
   action: string,
   compressed: boolean,
+  signal: AbortSignal | undefined,
 ): Promise<{ dump: DumpResult; text: string }> {
   const out = device.quirks.ttyDumpRefused
-    ? await device.run(uiDumpCommand(freshDumpPath(), compressed), { action })
-    : await device.run(uiDumpToTtyCommand(compressed), { action, complete: dumpFinished });
+    ? await device.run(uiDumpCommand(freshDumpPath(), compressed), { action, signal })
+    : await device.run(uiDumpToTtyCommand(compressed), {
+      action,
+      complete: dumpFinished,
+      signal,
+    });
   return { dump: extractDump(out.text), text: out.text };
 }
 

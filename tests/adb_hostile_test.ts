@@ -225,11 +225,13 @@ Deno.test({
     "a tap cut by the drop is reported, and a read cut by the same drop replays without reconnecting",
   permissions: "none",
   async fn() {
+    // The read arrives first: a read that arrives after a tap waits for it (queue.ts), so only an
+    // earlier read is on the link beside the tap when it drops.
     const link = heldLink();
-    const tap = link.device.run(tapCommand(5, 6), { action: "tap" });
     const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
       action: "read the UI tree",
     });
+    const tap = link.device.run(tapCommand(5, 6), { action: "tap" });
     await link.answer(/input tap/, closed);
     await rejectsWith(tap, "RECONNECTED", /^Cannot tell whether the phone did tap: .*reconnected/);
     await link.answer(/uiautomator/, closed);

@@ -305,3 +305,41 @@ Deno.test("spawn errors are labelled by their cause: only NotFound means adb is 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a cancel kills adb at once and drops its output; a signal aborted before never spawns", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "phone_eye_cancel_" });
+  try {
+    // adb as exec'd `sleep`, so the pid the runner spawns is the one that sleeps.
+    const adb = await script(dir, "adb", `echo "$$" > "${dir}/pid"\necho partial\nexec sleep 30`);
+    const run = createAdbRunner(adb, SH_ENV);
+    const cancel = new AbortController();
+    // The script writes its pid before it sleeps: watched from before the spawn, so no write is
+    // missed, and read on each event of the folder.
+    const watcher = Deno.watchFs(dir);
+    const outcome = run(["exec-out", "screencap -p"], {
+      timeoutMs: 60_000,
+      output: "image",
+      signal: cancel.signal,
+    });
+    try {
+      for await (const _ of watcher) {
+        if ((await Deno.readTextFile(`${dir}/pid`).catch(() => "")).trim() !== "") break;
+      }
+    } finally {
+      watcher.close();
+    }
+    const pid = Number((await Deno.readTextFile(`${dir}/pid`)).trim());
+    cancel.abort();
+    assert.deepEqual(await outcome, { kind: "cancelled" });
+    const state = await procState(pid);
+    assert.ok(state === null || state === "Z", `adb still ${state} after its answer`);
+    const never = createAdbRunner(await script(dir, "adb2", `touch "${dir}/spawned"`), SH_ENV);
+    assert.deepEqual(
+      await never(["version"], { timeoutMs: 1000, output: "text", signal: AbortSignal.abort() }),
+      { kind: "cancelled" },
+    );
+    assert.equal(await Deno.stat(`${dir}/spawned`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

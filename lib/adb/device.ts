@@ -1,5 +1,5 @@
-// The phone as phone-eye sees it: every device call goes through run(), which classifies failures,
-// revives a dropped Wi-Fi link once, and replays only read-only commands. State lives per server.
+// The phone as phone-eye sees it: every device call goes through run(), which takes its turn in the
+// phone's queue, classifies failures, revives a dropped Wi-Fi link once, and replays only reads.
 
 import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.ts";
 import { parseWmSize } from "./output.ts";
@@ -17,6 +17,13 @@ import {
 } from "./errors.ts";
 import { namingAttached } from "./attached.ts";
 import { readExitMarker, withExitMarker } from "./exit_marker.ts";
+import {
+  createLimiter,
+  createPhoneQueue,
+  HOST_SLOTS,
+  type Limiter,
+  type PhoneQueue,
+} from "./queue.ts";
 import type { AdbOutcome, RunAdb } from "./runner.ts";
 
 export interface DeviceOutput {
@@ -42,6 +49,12 @@ export interface RunOptions {
    * adb's own failures are still errors.
    */
   ownStatus?: boolean;
+  /**
+   * The call's cancel: a call still waiting for its turn leaves the queue; a read is stopped (adb
+   * killed) once every call sharing it has cancelled; an action already started is let finish.
+   * Either way the promise rejects with CANCELLED at once.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface Device {
@@ -49,7 +62,7 @@ export interface Device {
   run(command: DeviceCommand, options: RunOptions): Promise<DeviceOutput>;
   /** The screen size input coordinates live in (`wm size`, override first); cached per server. */
   screenSize(action: string): Promise<Size>;
-  /** Runs a host-side adb command (version, devices): no device, no reconnect. */
+  /** Runs a host-side adb command (version, devices): no device, no reconnect, no queue. */
   host(args: readonly string[], action: string): Promise<DeviceOutput>;
   /**
    * What this phone has shown it does its own way, learned once per server so later calls skip
@@ -67,6 +80,11 @@ export interface DeviceOptions {
   serial: string | undefined;
   timeoutMs: number;
   os?: string;
+  /**
+   * The bound on host-wide adb calls (devices, connect, get-state) at once: one limiter of
+   * HOST_SLOTS shared by every Device of a server. A Device made alone gets its own.
+   */
+  hostSlots?: Limiter;
 }
 
 /** How long a reconnect waits for the revived device to finish its handshake. */
@@ -85,6 +103,11 @@ const REVIVAL_WAIT_MS = 1_500;
 export function createDevice(options: DeviceOptions): Device {
   const { run, serial, timeoutMs } = options;
   const os = options.os ?? "linux";
+  // This phone's turn-taking (queue.ts): each Device owns its own, so phones never wait on each other.
+  const queue: PhoneQueue = createPhoneQueue();
+  const hostSlots = options.hostSlots ?? createLimiter(HOST_SLOTS);
+  /** A host-wide adb call, within the server's HOST_SLOTS. */
+  const hostRun: RunAdb = (args, limits) => hostSlots.use(() => run(args, limits));
   const target = serial === undefined ? [] : ["-s", serial];
   let size: Size | undefined;
   // The link's generation: how many reconnects have ended. A call whose attempt began before the
@@ -112,6 +135,8 @@ export function createDevice(options: DeviceOptions): Device {
     const outcome = await run([...target, command.service, withExitMarker(command)], {
       timeoutMs,
       output: command.output,
+      // Only a read may be stopped halfway; an action sent to the phone is let finish.
+      signal: command.replayable ? opts.signal : undefined,
     });
     const ctx: AdbCallContext = {
       action: opts.action,
@@ -179,7 +204,7 @@ export function createDevice(options: DeviceOptions): Device {
     // phone answers (measured with adb 29.0.6 and 34.0.5 against the simulated phone). A call that
     // got here later finds the link already back: cutting it again would only break the commands
     // now running on it.
-    const state = await run(["-s", wifiSerial, "get-state"], hostLimits);
+    const state = await hostRun(["-s", wifiSerial, "get-state"], hostLimits);
     if (state.kind === "exited" && state.code === 0 && decode(state.stdout).trim() === "device") {
       return null;
     }
@@ -187,20 +212,20 @@ export function createDevice(options: DeviceOptions): Device {
     // REVIVAL_WAIT_MS, and `wait-for-device` returns the moment it succeeds (an event, not a poll).
     // A device adb no longer lists ("not found") is connected at once.
     if (state.kind === "exited" && /\bdevice offline\b/.test(state.stderr)) {
-      const revived = await run(["-s", wifiSerial, "wait-for-device"], {
+      const revived = await hostRun(["-s", wifiSerial, "wait-for-device"], {
         ...hostLimits,
         timeoutMs: Math.min(timeoutMs, REVIVAL_WAIT_MS),
       });
       if (revived.kind === "exited" && revived.code === 0) return null;
     }
-    await run(["disconnect", wifiSerial], hostLimits);
-    const answer = await run(["connect", wifiSerial], hostLimits);
+    await hostRun(["disconnect", wifiSerial], hostLimits);
+    const answer = await hostRun(["connect", wifiSerial], hostLimits);
     // "connected to" means the socket is open, not that the handshake is done: for a moment the
     // device is listed as offline and a replay sent then fails as "no device". Wait for the
     // state to become "device" (an event adb reports), bounded; if it never does, the replay
     // says why.
     if (connectFailure(answer, "reconnect", wifiSerial) === null) {
-      await run(["-s", wifiSerial, "wait-for-device"], {
+      await hostRun(["-s", wifiSerial, "wait-for-device"], {
         ...hostLimits,
         timeoutMs: Math.min(timeoutMs, READY_WAIT_MS),
       });
@@ -230,6 +255,8 @@ export function createDevice(options: DeviceOptions): Device {
     const first = await attempt(command, opts);
     if (first.ok) return output(first);
     const error = first.error;
+    // Cancelled: nobody reads the answer, so no reconnect and no replay.
+    if (error.code === "CANCELLED" || opts.signal?.aborted) throw error;
     if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && isNetworkSerial(serial)) {
       const acts = !command.replayable;
       // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
@@ -257,15 +284,30 @@ export function createDevice(options: DeviceOptions): Device {
 
   /** runOnce, with a device error's message naming what adb sees (attached.ts). */
   const runNaming = (command: DeviceCommand, opts: RunOptions) =>
-    namingAttached(runOnce(command, opts), run, timeoutMs);
+    namingAttached(runOnce(command, opts), hostRun, timeoutMs);
+
+  /**
+   * runNaming in the phone's queue. Reads share by their command value and the caller's words
+   * (action, ownStatus): two calls sharing a run also share its error message, which names the
+   * action. A run's own signal aborts only once every sharer has cancelled.
+   */
+  const runQueued = (command: DeviceCommand, opts: RunOptions): Promise<DeviceOutput> =>
+    queue.run({
+      action: opts.action,
+      acts: !command.replayable,
+      share: command.replayable
+        ? JSON.stringify([command, opts.action, opts.ownStatus === true])
+        : undefined,
+      work: (signal) => runNaming(command, { ...opts, signal }),
+    }, opts.signal);
 
   return {
     serial,
     quirks: { ttyDumpRefused: false },
-    run: runNaming,
+    run: runQueued,
     async screenSize(action) {
       if (size) return size;
-      const out = await runNaming(wmSizeCommand(), { action });
+      const out = await runQueued(wmSizeCommand(), { action });
       const parsed = parseWmSize(out.text);
       if (!parsed) {
         throw new AdbError(
@@ -277,7 +319,7 @@ export function createDevice(options: DeviceOptions): Device {
       return size;
     },
     async host(args, action) {
-      const outcome = await run(args, hostLimits);
+      const outcome = await hostRun(args, hostLimits);
       const result = classifyAdbFailure(
         outcome,
         { action, serial: undefined, command: args.join(" "), acts: false },

@@ -19,7 +19,11 @@ export type AdbErrorCode =
   | "NO_DEVICE"
   | "RECONNECTED"
   | "TRANSPORT"
-  | "COMMAND_FAILED";
+  | "COMMAND_FAILED"
+  /** The phone already holds as many calls as it may (queue.ts, CALLS_MAX). */
+  | "BUSY"
+  /** The client cancelled the call; nobody reads this message. */
+  | "CANCELLED";
 
 /** One line of `adb devices`: a serial and its state ("device", "offline", "unauthorized", …). */
 export interface AttachedDevice {
@@ -284,6 +288,9 @@ export function classifyAdbFailure(
   os: string = "linux",
 ): AdbResult {
   if (outcome.kind === "spawn-failed") return spawnFailure(outcome.error, ctx, os);
+  if (outcome.kind === "cancelled") {
+    return failed("CANCELLED", `Cannot ${ctx.action}: the client cancelled the call`);
+  }
   if (outcome.kind === "exited" && outcome.code === 255 && outcome.stderr.trim() === "") {
     // adb from 2024 on exits 255, silently, when the device drops mid-command, even with half a
     // PNG on stdout (ANDROID.md, "The adb client"); adb 29 and 34 exit 0 there, which the exit

@@ -15,8 +15,9 @@ export async function runInput(
   device: Device,
   command: DeviceCommand,
   action: string,
+  signal?: AbortSignal,
 ): Promise<void> {
-  const out = await device.run(command, { action });
+  const out = await device.run(command, { action, signal });
   const failure = inputFailure(out.text);
   if (failure) throw new AdbError("COMMAND_FAILED", `Cannot ${action}: the phone said: ${failure}`);
 }

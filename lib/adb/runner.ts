@@ -35,6 +35,8 @@ export const DRAIN_GRACE_MS = 250;
 /** What one adb invocation did; classifyAdbFailure() turns the failures into messages. */
 export type AdbOutcome =
   | { kind: "spawn-failed"; error: Error }
+  /** The caller's signal aborted: adb was killed (or never started) and its output dropped. */
+  | { kind: "cancelled" }
   | { kind: "timeout"; timeoutMs: number; stdout: Uint8Array; stderr: string }
   | { kind: "too-large"; stream: "stdout" | "stderr"; capBytes: number; output: OutputKind }
   | { kind: "exited"; code: number; stdout: Uint8Array; stderr: string };
@@ -43,6 +45,11 @@ export type AdbOutcome =
 export interface AdbRunLimits {
   timeoutMs: number;
   output: OutputKind;
+  /**
+   * Ends the run at once when it aborts: adb is killed like at the deadline. Only for commands
+   * safe to stop halfway (reads); the device layer never passes one with an action.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** Runs `adb <args>`; never throws for adb's own failures, only returns them. */
@@ -143,7 +150,8 @@ export function createAdbRunner(
   binary = "adb",
   env: Record<string, string> = adbEnvironment(),
 ): RunAdb {
-  return async (args, { timeoutMs, output }) => {
+  return async (args, { timeoutMs, output, signal }) => {
+    if (signal?.aborted) return { kind: "cancelled" };
     let child: Deno.ChildProcess;
     try {
       child = new Deno.Command(binary, {
@@ -157,7 +165,7 @@ export function createAdbRunner(
     } catch (error) {
       return { kind: "spawn-failed", error: error as Error };
     }
-    let stopped: "timeout" | "stdout" | "stderr" | undefined;
+    let stopped: "timeout" | "cancelled" | "stdout" | "stderr" | undefined;
     const stop = (why: NonNullable<typeof stopped>) => {
       if (stopped !== undefined) return;
       stopped = why;
@@ -172,11 +180,14 @@ export function createAdbRunner(
     const stdout = drain(child.stdout, OUTPUT_CAPS[output], () => stop("stdout"));
     const stderr = drain(child.stderr, STDERR_CAP, () => stop("stderr"));
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    const cancel = () => stop("cancelled");
+    signal?.addEventListener("abort", cancel, { once: true });
     let code: number;
     try {
       code = (await child.status).code;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", cancel);
     }
     // adb has ended. Its pipes end with it unless a process it forked still holds them: the readers
     // get DRAIN_GRACE_MS more, then are cancelled, so the answer never waits on that process.
@@ -199,6 +210,10 @@ export function createAdbRunner(
         capBytes: stopped === "stdout" ? OUTPUT_CAPS[output] : STDERR_CAP,
         output,
       };
+    }
+    if (stopped === "cancelled") {
+      releaseBytes(out.bytes);
+      return { kind: "cancelled" };
     }
     const errText = new TextDecoder().decode(err.bytes);
     return stopped === "timeout"

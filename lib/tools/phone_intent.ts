@@ -32,10 +32,10 @@ export const phoneIntent = defineTool({
     package: field('package name, e.g. "com.android.chrome"; alone, it launches that app'),
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, args) {
+  async handler({ device }, args, { signal }) {
     const refusal = intentArgsProblem(args);
     if (refusal) throw new ToolInputError(`Cannot ${ACTION}: ${refusal}`);
-    const out = await device.run(intentCommand(args), { action: ACTION, ownStatus: true });
+    const out = await device.run(intentCommand(args), { action: ACTION, ownStatus: true, signal });
     const outcome = readIntentOutcome(out.text, out.status);
     if (outcome.kind === "started") {
       return textResult(

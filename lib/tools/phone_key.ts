@@ -23,7 +23,7 @@ export const phoneKey = defineTool({
     ),
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { key }) {
+  async handler({ device }, { key }, { signal }) {
     const control = typeof key === "string" ? scanCharacters(key).control : undefined;
     if (control !== undefined) {
       throw new ToolInputError(
@@ -34,7 +34,7 @@ export const phoneKey = defineTool({
     }
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
-    await runInput(device, keyeventCommand(resolved.code), "press a key");
+    await runInput(device, keyeventCommand(resolved.code), "press a key", signal);
     // The same words however the key was given: "enter", "66" and 66 all press enter.
     const name = keyName(resolved.code);
     return textResult(

@@ -19,11 +19,11 @@ export const phoneShot = defineTool({
   inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
   preload: loadCapture,
-  async handler({ device, saveShot, memory }) {
+  async handler({ device, saveShot, memory }, _args, { signal }) {
     const [{ captureScreen }, { encodeFrame, toBase64 }, { agentSizing, fitFor, scaleNote }] =
       await loadCapture();
     const sizing = agentSizing();
-    using shot = await captureScreen(device, "take a screenshot", fitFor(sizing));
+    using shot = await captureScreen(device, "take a screenshot", fitFor(sizing), signal);
     const image = encodeFrame(shot.frame, sizing);
     memory.collectAfterAnswer(); // the decode's and encoder's buffers, once the answer is out
     const lines = [scaleNote(image)];

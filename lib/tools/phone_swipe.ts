@@ -22,9 +22,9 @@ export const phoneSwipe = defineTool({
     ),
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { x1, y1, x2, y2, duration_ms }) {
+  async handler({ device }, { x1, y1, x2, y2, duration_ms }, { signal }) {
     await checkOnScreen(device, "swipe", [["the start", x1, y1], ["the end", x2, y2]]);
-    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), "swipe");
+    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), "swipe", signal);
     return textResult(`Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`);
   },
 });

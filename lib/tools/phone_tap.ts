@@ -23,7 +23,7 @@ export const phoneTap = defineTool({
     ),
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { x, y, count = 1, hold_ms }) {
+  async handler({ device }, { x, y, count = 1, hold_ms }, { signal }) {
     if (hold_ms !== undefined && count > 1) {
       throw new ToolInputError(
         "Cannot tap: give count (a double or triple tap) or hold_ms (a long press), not both",
@@ -42,7 +42,7 @@ export const phoneTap = defineTool({
       : count > 1
       ? multiTapCommand(x, y, count)
       : tapCommand(x, y);
-    await runInput(device, command, action);
+    await runInput(device, command, action, signal);
     return textResult(
       hold_ms !== undefined
         ? `Long-pressed (${x}, ${y}) for ${hold_ms} ms.`

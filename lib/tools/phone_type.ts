@@ -19,12 +19,12 @@ export const phoneType = defineTool({
     ),
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { text }) {
+  async handler({ device }, { text }, { signal }) {
     const refusal = typedTextProblem(text);
     if (refusal) throw new ToolInputError(refusal);
     const other = scanCharacters(text).beyondAscii;
     if (other === undefined) {
-      await runInput(device, typeTextCommand(text), "type text");
+      await runInput(device, typeTextCommand(text), "type text", signal);
       return textResult(`Typed ${text.length} character${text.length === 1 ? "" : "s"}.`);
     }
     const result = await typeWithAdbKeyboard(device, text);

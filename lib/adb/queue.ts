@@ -1,0 +1,227 @@
+// One phone's share of adb: a few processes at once, actions one at a time in arrival order,
+// identical reads in flight shared, a bounded wait with a "busy" refusal, and cancels that stop work.
+
+import { AdbError } from "./errors.ts";
+
+/**
+ * adb processes one phone may have running at once. Four, because that is what one agent's work
+ * needs at its busiest: an action, phone_look's two channels (the screenshot and the UI dump run
+ * side by side), and one more read (a tap's `wm size`, a second client's screenshot). A job runs
+ * its adb calls one after another, a reconnect, `adb devices` and a replay included, so jobs
+ * running = processes. Several phones at 4 each, plus HOST_SLOTS, stay far below 32 processes.
+ */
+export const PHONE_SLOTS = 4;
+
+/**
+ * Calls one phone may hold at once, running or waiting, shared reads counted per caller. Past it
+ * a call is refused at once ("busy") instead of queued: each waiting screenshot call decodes its
+ * own frame once the capture arrives (a few MiB each), so this bounds memory as well as waiting.
+ * 32 is eight times what one agent's look-act loop ever has in flight.
+ */
+export const CALLS_MAX = 32;
+
+/** Host-wide adb calls (`adb devices`, `connect`, `get-state`) at once, whatever the phones. */
+export const HOST_SLOTS = 2;
+
+/** One piece of work for the phone. */
+export interface PhoneJob<T> {
+  /** What the call is doing, for messages: "take a screenshot". */
+  action: string;
+  /**
+   * True for a command with an effect on the phone. Actions run one at a time in arrival order,
+   * and work that arrived after one waits for it to end, so a read sees what earlier actions did.
+   * An action does not wait for reads that arrived before it and are still running: a look's
+   * ten-second UI dump on an animated screen would otherwise hold every tap back.
+   */
+  acts: boolean;
+  /**
+   * Reads with the same key, arriving while one is queued or running with no action arriving in
+   * between, share that one run and its result. Undefined: never shared (actions always).
+   */
+  share?: string | undefined;
+  /**
+   * Runs the work. A read's signal aborts once every caller sharing it has cancelled; an action's
+   * never does (a command already sent to the phone is let finish).
+   */
+  work: (signal: AbortSignal) => Promise<T>;
+}
+
+export interface PhoneQueue {
+  /**
+   * Runs `job` in turn, or joins an identical read in flight. Rejects at once with BUSY when
+   * CALLS_MAX calls are already held, and with CANCELLED as soon as `signal` aborts: a call still
+   * queued leaves the queue without running.
+   */
+  run<T>(job: PhoneJob<T>, signal?: AbortSignal): Promise<T>;
+  /** Calls held (running or waiting) and jobs running, for tests and messages. */
+  readonly held: number;
+  readonly running: number;
+}
+
+interface Caller {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+interface Entry {
+  job: PhoneJob<unknown>;
+  /** The sharing key with the epoch it belongs to; undefined when not shared. */
+  key: string | undefined;
+  callers: Set<Caller>;
+  controller: AbortController;
+  state: "queued" | "running";
+}
+
+/** The error a cancelled call's promise rejects with (the client no longer reads the result). */
+export function cancelledError(action: string): AdbError {
+  return new AdbError("CANCELLED", `Cannot ${action}: the client cancelled the call`);
+}
+
+export function createPhoneQueue(
+  slots: number = PHONE_SLOTS,
+  callsMax: number = CALLS_MAX,
+): PhoneQueue {
+  const queued: Entry[] = [];
+  const running = new Set<Entry>();
+  // Reads open to sharing, by epoch and key. The epoch grows with each action queued, so a read
+  // that arrives after an action never takes a result read before it.
+  const open = new Map<string, Entry>();
+  let epoch = 0;
+  let held = 0;
+  let actionRunning = false;
+
+  function settle(caller: Caller, entry: Entry) {
+    entry.callers.delete(caller);
+    held -= 1;
+    caller.signal?.removeEventListener("abort", caller.onAbort);
+  }
+
+  function close(entry: Entry) {
+    if (entry.key !== undefined && open.get(entry.key) === entry) open.delete(entry.key);
+  }
+
+  /**
+   * Starts what may start, in arrival order, while a slot is free. Nothing starts while an action
+   * runs: whatever is queued arrived after it.
+   */
+  function pump() {
+    while (queued.length > 0 && running.size < slots && !actionRunning) start(queued.shift()!);
+  }
+
+  function start(entry: Entry) {
+    entry.state = "running";
+    running.add(entry);
+    if (entry.job.acts) actionRunning = true;
+    let work: Promise<unknown>;
+    try {
+      work = entry.job.work(entry.controller.signal);
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    work.then(
+      (value) => finish(entry, (c) => c.resolve(value)),
+      (error) => finish(entry, (c) => c.reject(error)),
+    );
+  }
+
+  function finish(entry: Entry, answer: (caller: Caller) => void) {
+    running.delete(entry);
+    if (entry.job.acts) actionRunning = false;
+    close(entry);
+    for (const caller of [...entry.callers]) {
+      settle(caller, entry);
+      answer(caller);
+    }
+    pump();
+  }
+
+  function leave(caller: Caller, entry: Entry) {
+    settle(caller, entry);
+    caller.reject(cancelledError(entry.job.action));
+    if (entry.callers.size > 0) return;
+    close(entry);
+    if (entry.state === "queued") {
+      queued.splice(queued.indexOf(entry), 1);
+      pump(); // what waited behind it may start now
+    } else if (!entry.job.acts) {
+      // Nobody reads this any more: the runner kills adb; the slot frees when it has ended.
+      entry.controller.abort();
+    }
+  }
+
+  return {
+    get held() {
+      return held;
+    },
+    get running() {
+      return running.size;
+    },
+    run<T>(job: PhoneJob<T>, signal?: AbortSignal): Promise<T> {
+      if (signal?.aborted) return Promise.reject(cancelledError(job.action));
+      if (held >= callsMax) {
+        return Promise.reject(
+          new AdbError(
+            "BUSY",
+            `Cannot ${job.action}: busy: ${held} calls are waiting for this phone; wait for them to finish, then call the tool again`,
+          ),
+        );
+      }
+      if (job.acts) epoch += 1;
+      const key = !job.acts && job.share !== undefined ? `${epoch}\n${job.share}` : undefined;
+      let entry = key === undefined ? undefined : open.get(key);
+      const fresh = entry === undefined;
+      if (entry === undefined) {
+        entry = {
+          job: job as PhoneJob<unknown>,
+          key,
+          callers: new Set(),
+          controller: new AbortController(),
+          state: "queued",
+        };
+        if (key !== undefined) open.set(key, entry);
+      }
+      const joined = entry;
+      held += 1;
+      const answer = new Promise<T>((resolve, reject) => {
+        const caller: Caller = {
+          resolve: resolve as (value: unknown) => void,
+          reject,
+          signal,
+          onAbort: () => leave(caller, joined),
+        };
+        joined.callers.add(caller);
+        signal?.addEventListener("abort", caller.onAbort, { once: true });
+      });
+      if (fresh) {
+        queued.push(joined);
+        pump();
+      }
+      return answer;
+    },
+  };
+}
+
+/** A bound on work at once: `use` waits for a free slot, runs `work`, then frees it. */
+export interface Limiter {
+  use<T>(work: () => Promise<T>): Promise<T>;
+}
+
+export function createLimiter(slots: number): Limiter {
+  let busy = 0;
+  const waiting: Array<() => void> = [];
+  return {
+    async use(work) {
+      if (busy >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+      else busy += 1;
+      try {
+        return await work();
+      } finally {
+        const next = waiting.shift();
+        if (next) next(); // the slot passes straight to the next in line
+        else busy -= 1;
+      }
+    },
+  };
+}
