@@ -55,11 +55,11 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
  * phone's loopback alone costs more than the PNG's decode (bench/look_bench.ts), and over Wi-Fi
  * far more. Some MIUI builds start returning empty PNGs after long sessions (SPEC.md, "Known
  * device quirks"; an OEM behaviour with no AOSP source); then the raw frame is fetched and decoded
- * on the host, but only once `adb get-state` has shown the link held (linkTrouble): an empty answer is
- * also all a killed adb server or a dropped link leaves, which is said as a connection failure
- * (a Wi-Fi link is revived and the capture taken again first). When the raw frame is empty too, no
- * capture was made at all: screencap returns 1
- * with no output when ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
+ * on the host, but only once `adb get-state` has shown the link held (linkTrouble): an empty
+ * answer is also all a killed adb server or a dropped link leaves, which is said as a connection
+ * failure (a Wi-Fi link is revived and the capture taken again first). When the raw frame is empty
+ * too, no capture was made at all: screencap returns 1 with no output when
+ * ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
  * which Android 10-14 do while a secure window shows, and exec-out drops the status (ANDROID.md,
  * `screencap`). A frame that is all black or one colour (Android 15+ blacks out secure windows) is
  * refused with its likely cause, instead of handing back a blank picture as if it were the screen.
@@ -166,7 +166,7 @@ const gave = (bytes: Uint8Array) =>
  */
 async function linkTrouble(device: Device, action: string): Promise<string | null> {
   const target = device.serial === undefined ? [] : ["-s", device.serial];
-  let said: { text: string; stderr: string };
+  let said: { stdout: Uint8Array; stderr: string };
   try {
     said = await device.host([...target, "get-state"], action);
   } catch (error) {
@@ -179,7 +179,7 @@ async function linkTrouble(device: Device, action: string): Promise<string | nul
   if (/daemon not running|daemon started/i.test(said.stderr)) {
     return "the adb server had stopped under it (adb had to start a new one)";
   }
-  const state = said.text.trim();
+  const state = new TextDecoder().decode(said.stdout).trim();
   return state === "device" ? null : `then adb reported the phone as "${excerpt(state)}"`;
 }
 
