@@ -16,11 +16,11 @@ import {
   VERSION,
 } from "./lib/config.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
-import { notSavedMessage } from "./lib/shots.ts";
 import { BUILD } from "./lib/build_info.ts";
 import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/server.ts";
 import { StdioWire } from "./lib/stdio_wire.ts";
 import { createGarbageCollector } from "./lib/memory.ts";
+import { createShotSaver } from "./lib/shots.ts";
 import { createVision } from "./lib/vision/vision.ts";
 
 const encoder = new TextEncoder();
@@ -36,26 +36,22 @@ function readEnv(name: EnvVar): string | undefined {
   }
 }
 
-/**
- * Keeps screenshots in PHONE_EYE_SHOTS. Each file gets a fresh random name and is created with
- * createNew (O_EXCL), so a symlink planted in the folder is never followed. A failure to save is
- * reported in the tool's text; it never costs the agent its screenshot.
- */
-function shotSaver(dir: string | undefined): ((png: Uint8Array) => Promise<string>) | undefined {
-  if (dir === undefined) return undefined;
-  return async (png) => {
-    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-    const path = `${dir.replace(/[\\/]+$/, "")}/phone-eye-${stamp}-${
-      crypto.randomUUID().slice(0, 8)
-    }.png`;
-    try {
-      await Deno.mkdir(dir, { recursive: true });
-      await Deno.writeFile(path, png, { createNew: true, mode: 0o600 });
-      return `Saved to ${path}.`;
-    } catch (error) {
-      return notSavedMessage(dir, error);
-    }
-  };
+/** The screenshot saver over the real file system, or undefined when PHONE_EYE_SHOTS is unset. */
+function shotSaver(config: Config): ((png: Uint8Array) => Promise<string>) | undefined {
+  if (config.shotsDir === undefined) return undefined;
+  return createShotSaver({
+    dir: config.shotsDir,
+    maxBytes: config.shotsMaxBytes,
+    files: {
+      mkdir: (dir) => Deno.mkdir(dir, { recursive: true }),
+      writeNew: (path, bytes) => Deno.writeFile(path, bytes, { createNew: true, mode: 0o600 }),
+      list: async (dir) => (await Array.fromAsync(Deno.readDir(dir))).map((entry) => entry.name),
+      lstat: (path) => Deno.lstat(path),
+      remove: (path) => Deno.remove(path),
+    },
+    now: Date.now,
+    randomId: () => crypto.randomUUID().slice(0, 8),
+  });
 }
 
 /**
@@ -88,7 +84,7 @@ function serve(config: Config): void {
   const logError = (m: string) => writeErr(`phone-eye: ${m}`);
   const deps = {
     ...world(config),
-    saveShot: shotSaver(config.shotsDir),
+    saveShot: shotSaver(config),
     lookBudgetMs: config.lookBudgetMs,
     clock: realClock,
     memory,

@@ -15,6 +15,15 @@ export const DEFAULT_MODEL = "gpt-4o-mini";
 export const DEFAULT_VISION_TOOL = "describe_image";
 export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
 /**
+ * What phone-eye's screenshots may take in PHONE_EYE_SHOTS, in MiB. A phone's screenshot is
+ * some 25 KB to 3 MB (the sim's 25 KB, a photo-heavy 1440×3200 screen near the top), so 256 MiB
+ * keeps a long session's latest hundreds of shots, and no more than a small share of a laptop's
+ * disk. At least 8: one saved shot may take 8 MiB (lib/shots.ts, MAX_SAVED_SHOT_BYTES).
+ */
+export const DEFAULT_SHOTS_MAX_MB = 256;
+const MIN_SHOTS_MAX_MB = 8;
+const MAX_SHOTS_MAX_MB = 1_048_576;
+/**
  * Short enough that the screenshot and the vision call fit DEFAULT_LOOK_BUDGET_MS together: a hung
  * vision server then costs the agent 30 s, not the whole look.
  */
@@ -49,6 +58,8 @@ export interface Config {
   vision: VisionConfig;
   /** Folder where screenshots are kept; undefined = screenshots never touch disk. */
   shotsDir: string | undefined;
+  /** What phone-eye's own files in shotsDir may take together, in bytes. */
+  shotsMaxBytes: number;
   /** How long phone_look may run before it answers with what has arrived (lookBudgetMs). */
   lookBudgetMs: number;
 }
@@ -162,6 +173,7 @@ export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
     adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
     vision,
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
+    shotsMaxBytes: readShotsMaxMb(readEnv) * 1024 * 1024,
     lookBudgetMs: lookBudgetMs(vision),
   };
 }
@@ -239,6 +251,18 @@ function readTimeout(readEnv: ReadEnv, name: EnvVar, fallback: number): number {
     throw new ConfigError(`${name} must be a whole number of milliseconds from 100 to 600000`);
   }
   return ms;
+}
+
+function readShotsMaxMb(readEnv: ReadEnv): number {
+  const raw = nonEmpty(readEnv("PHONE_EYE_SHOTS_MAX_MB"));
+  if (raw === undefined) return DEFAULT_SHOTS_MAX_MB;
+  const mb = Number(raw);
+  if (!Number.isInteger(mb) || mb < MIN_SHOTS_MAX_MB || mb > MAX_SHOTS_MAX_MB) {
+    throw new ConfigError(
+      `PHONE_EYE_SHOTS_MAX_MB must be a whole number of MiB from ${MIN_SHOTS_MAX_MB} (one screenshot may take 8 MiB) to ${MAX_SHOTS_MAX_MB}`,
+    );
+  }
+  return mb;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -318,6 +318,9 @@ function shotsPolicy(config: Config, usable: boolean): Check {
     title: `screenshots kept in ${config.shotsDir}`,
     detail: [
       "each file gets a fresh name and is created exclusively (a planted symlink is never followed)",
+      `each holds the image alone, at most 8 MiB; phone-eye's own files there are kept under ${
+        config.shotsMaxBytes / (1024 * 1024)
+      } MiB (PHONE_EYE_SHOTS_MAX_MB), the oldest removed first, and no other file is touched`,
     ],
   };
 }

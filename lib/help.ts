@@ -5,6 +5,7 @@ import {
   DEFAULT_ADB_TIMEOUT_MS,
   DEFAULT_BASE_URL,
   DEFAULT_MODEL,
+  DEFAULT_SHOTS_MAX_MB,
   DEFAULT_VISION_TIMEOUT_MS,
   DEFAULT_VISION_TOOL,
   VERSION,
@@ -53,6 +54,11 @@ const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
   PHONE_EYE_SHOTS: {
     meaning: "folder where screenshots are kept; unset = screenshots never touch disk",
     default: "unset",
+  },
+  PHONE_EYE_SHOTS_MAX_MB: {
+    meaning:
+      "MiB phone-eye's own screenshots may take in PHONE_EYE_SHOTS (at least 8); the oldest go first, other files stay",
+    default: { value: String(DEFAULT_SHOTS_MAX_MB) },
   },
   PHONE_EYE_ADB_TIMEOUT_MS: {
     meaning: "limit for each adb call",

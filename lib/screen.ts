@@ -8,9 +8,10 @@ import {
   uiDumpToTtyCommand,
 } from "./adb/commands.ts";
 import { type Device, freshDumpPath } from "./adb/device.ts";
-import { AdbError } from "./adb/errors.ts";
+import { AdbError, isNetworkSerial } from "./adb/errors.ts";
 import { releaseBytes } from "./bytes.ts";
 import type { Clock } from "./clock.ts";
+import { excerpt } from "./text.ts";
 import { encodePng } from "./image/encode.ts";
 import { type Fit, type Frame, ImageError } from "./image/frame.ts";
 import { readPngStream } from "./image/png_decode.ts";
@@ -54,8 +55,11 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
  * phone's loopback alone costs more than the PNG's decode (bench/look_bench.ts), and over Wi-Fi
  * far more. Some MIUI builds start returning empty PNGs after long sessions (SPEC.md, "Known
  * device quirks"; an OEM behaviour with no AOSP source); then the raw frame is fetched and decoded
- * on the host. When the raw frame is empty too, no capture was made at all: screencap returns 1
- * with no output when ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
+ * on the host, but only once `adb get-state` has shown the link held (linkTrouble): an empty
+ * answer is also all a killed adb server or a dropped link leaves, which is said as a connection
+ * failure (a Wi-Fi link is revived and the capture taken again first). When the raw frame is empty
+ * too, no capture was made at all: screencap returns 1 with no output when
+ * ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
  * which Android 10-14 do while a secure window shows, and exec-out drops the status (ANDROID.md,
  * `screencap`). A frame that is all black or one colour (Android 15+ blacks out secure windows) is
  * refused with its likely cause, instead of handing back a blank picture as if it were the screen.
@@ -66,22 +70,39 @@ export async function captureScreen(
   fit: Fit,
   signal?: AbortSignal,
 ): Promise<Screenshot> {
-  const { stdout } = await device.run(screencapPngCommand(), {
-    action,
-    complete: wholeOrEmpty,
-    signal,
-  });
-  let frame: Frame;
+  const capturePng = async () =>
+    (await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty, signal })).stdout;
+  let stdout = await capturePng();
+  let frame = await pngFrame(stdout, fit);
+  if (frame instanceof ImageError) {
+    // An empty answer is also what a dropped link or a killed adb server leaves (exec-out exits 0
+    // with nothing: ANDROID.md, "The adb client"), so the phone is blamed only once the link is
+    // proven healthy. A Wi-Fi link is revived by running the capture again (Device.run).
+    let trouble = await linkTrouble(device, action);
+    if (trouble !== null && isNetworkSerial(device.serial)) {
+      stdout = await capturePng();
+      frame = await pngFrame(stdout, fit);
+      trouble = frame instanceof ImageError ? await linkTrouble(device, action) : null;
+    }
+    if (trouble !== null) throw connectionFailed(action, `"screencap -p" ${gave(stdout)}`, trouble);
+  }
   let png = (): Uint8Array => stdout;
   let note: string | undefined;
-  try {
-    frame = await readPngStream(stdout, fit);
-  } catch (error) {
-    if (!(error instanceof ImageError)) throw error;
+  if (frame instanceof ImageError) {
+    const error = frame;
     const raw = await device.run(screencapRawCommand(), { action, signal });
     const refusal = [captureRefusal(stdout), captureRefusal(raw.stdout)];
-    if (refusal[0] !== null && refusal[1] !== null) {
-      const said = refusal.find((r) => r !== "");
+    const bothRefused = refusal[0] !== null && refusal[1] !== null;
+    let rawFrame: Frame | ImageError | undefined;
+    if (!bothRefused) rawFrame = await settled(() => readRawScreencap(raw.stdout, fit));
+    if (rawFrame === undefined || rawFrame instanceof ImageError) {
+      const trouble = await linkTrouble(device, action);
+      if (trouble !== null) {
+        throw connectionFailed(action, `raw "screencap" ${gave(raw.stdout)}`, trouble);
+      }
+    }
+    if (rawFrame === undefined) {
+      const said = refusal.find((r) => r !== null && r !== "");
       throw new AdbError(
         "COMMAND_FAILED",
         `Cannot ${action}: the phone returned no image at all, from "screencap -p" nor from raw "screencap"${
@@ -89,17 +110,15 @@ export async function captureScreen(
         }. Android 10-14 refuse screenshots this way while a secure window is showing (FLAG_SECURE: banking apps, password, payment and DRM video screens), and while the screen is off or locked. phone_look's [ui-tree] still lists the screen's elements and where to tap them: use it; if the screen may be off, send phone_key "wake" and unlock it`,
       );
     }
-    try {
-      frame = readRawScreencap(raw.stdout, fit);
-    } catch (rawError) {
-      if (!(rawError instanceof ImageError)) throw rawError;
+    if (rawFrame instanceof ImageError) {
       throw new AdbError(
         "COMMAND_FAILED",
         `Cannot ${action}: "screencap -p" returned ${
           stdout.length === 0 ? "an empty PNG" : `an unreadable PNG (${error.message})`
-        } and the raw "screencap" fallback failed too (${rawError.message}). Some MIUI builds do this after long sessions; rebooting the phone restores screenshots`,
+        } and the raw "screencap" fallback failed too (${rawFrame.message}). Some MIUI builds do this after long sessions; rebooting the phone restores screenshots`,
       );
     }
+    frame = rawFrame;
     png = () => encodePng(decodeRawScreencap(raw.stdout));
     note = `"screencap -p" returned ${
       stdout.length === 0 ? "an empty PNG" : "an unreadable PNG"
@@ -122,6 +141,55 @@ export async function captureScreen(
       releaseBytes(frame.image.data);
     },
   };
+}
+
+/** The frame a decode gives, or its ImageError (any other error is thrown). */
+async function settled(decode: () => Frame | Promise<Frame>): Promise<Frame | ImageError> {
+  try {
+    return await decode();
+  } catch (error) {
+    if (error instanceof ImageError) return error;
+    throw error;
+  }
+}
+
+const pngFrame = (bytes: Uint8Array, fit: Fit) => settled(() => readPngStream(bytes, fit));
+
+/** What a capture gave, for a message: "returned nothing" or its size. */
+const gave = (bytes: Uint8Array) =>
+  bytes.length === 0 ? "returned nothing" : `returned ${bytes.length} bytes that are no image`;
+
+/**
+ * Whether the link to the phone held, asked of adb after a capture came back empty or unreadable:
+ * null when `adb get-state` answers "device" from the server that was running all along, else
+ * what went wrong. A server that had to be started again (adb prints "daemon not running;
+ * starting now") was killed or crashed under the capture, even if the new one sees the phone.
+ */
+async function linkTrouble(device: Device, action: string): Promise<string | null> {
+  const target = device.serial === undefined ? [] : ["-s", device.serial];
+  let said: { stdout: Uint8Array; stderr: string };
+  try {
+    said = await device.host([...target, "get-state"], action);
+  } catch (error) {
+    if (!(error instanceof AdbError)) throw error;
+    // The check's own "Cannot <action>: " is dropped: the message already says what failed.
+    return `then adb's check of the link failed: ${
+      excerpt(error.message.replace(/^Cannot [^:]*: /, ""))
+    }`;
+  }
+  if (/daemon not running|daemon started/i.test(said.stderr)) {
+    return "the adb server had stopped under it (adb had to start a new one)";
+  }
+  const state = new TextDecoder().decode(said.stdout).trim();
+  return state === "device" ? null : `then adb reported the phone as "${excerpt(state)}"`;
+}
+
+/** A capture lost to the link or the adb server, said as such: no firmware is blamed. */
+function connectionFailed(action: string, what: string, trouble: string): AdbError {
+  return new AdbError(
+    "TRANSPORT",
+    `Cannot ${action}: the connection to the phone failed during the capture: ${what}, and ${trouble}. This is the USB or Wi-Fi link or the adb server, not the phone: check the cable or Wi-Fi link and that nothing stopped the adb server, then call the tool again`,
+  );
 }
 
 /**

@@ -83,7 +83,8 @@ Deno.test({
       vars.map((v) => v.name),
       // adb's variables are granted only to be passed on to adb: no setting of phone-eye's.
       GRANTED.filter((name) =>
-        name !== "PHONE_EYE_SHOTS" && !ADB_ENV_VARS.some((adb) => adb === name)
+        name !== "PHONE_EYE_SHOTS" && name !== "PHONE_EYE_SHOTS_MAX_MB" &&
+        !ADB_ENV_VARS.some((adb) => adb === name)
       ),
     );
     assert.deepEqual(vars.filter((v) => v.secret).map((v) => v.name), [

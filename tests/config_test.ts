@@ -103,6 +103,25 @@ Deno.test({
 });
 
 Deno.test({
+  name: "the shots cap is 256 MiB unless set, in whole MiB from 8, and refused otherwise",
+  permissions: "none",
+  fn() {
+    assert.equal(loadConfig(env({})).shotsMaxBytes, 256 * 1024 * 1024);
+    assert.equal(loadConfig(env({ PHONE_EYE_SHOTS_MAX_MB: " 8 " })).shotsMaxBytes, 8 * 1024 * 1024);
+    for (const bad of ["7", "0", "-5", "1.5", "lots", "2000000"]) {
+      assert.throws(
+        () => loadConfig(env({ PHONE_EYE_SHOTS_MAX_MB: bad })),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          /^PHONE_EYE_SHOTS_MAX_MB must be a whole number of MiB from 8 \(one screenshot may take 8 MiB\) to 1048576$/
+            .test(error.message),
+        bad,
+      );
+    }
+  },
+});
+
+Deno.test({
   name: "a bad adb timeout is refused at start-up with the variable named",
   permissions: "none",
   fn() {

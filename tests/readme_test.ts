@@ -6,11 +6,13 @@ import {
   normalizeTable,
   readmeConfigTable,
   readmeReliabilityTable,
+  readmeSoakTable,
   readmeTable,
   RELIABILITY_END,
   RELIABILITY_START,
   renderConfigTable,
   renderReliabilityTable,
+  renderSoakTable,
   renderToolTable,
   START,
   updateReadme,
@@ -73,12 +75,21 @@ Deno.test({
   permissions: "none",
   fn() {
     const fresh =
-      `# x\n\n${renderToolTable()}\n\n${renderConfigTable()}\n\n${renderReliabilityTable()}\n\nafter\n`;
+      `# x\n\n${renderToolTable()}\n\n${renderConfigTable()}\n\n${renderReliabilityTable()}\n\n${renderSoakTable()}\n\nafter\n`;
     const stale = fresh.replace("limit for each adb call", "limit for each call");
     assert.notEqual(readmeConfigTable(stale), normalizeTable(renderConfigTable()));
     assert.equal(updateReadme(stale), fresh);
     assert.throws(() => updateReadme("# no markers"), /lacks the tool table markers/);
   },
+});
+
+Deno.test("the README's soak table matches tests/soak_figures.json (run `deno task readme` if not)", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  assert.equal(
+    readmeSoakTable(readme),
+    normalizeTable(renderSoakTable()),
+    "README.md's soak table is stale: run `deno task readme`",
+  );
 });
 
 Deno.test("the README's reliability table matches the cases the reliability test runs (run `deno task readme` if not)", async () => {
@@ -100,7 +111,7 @@ Deno.test({
     assert.equal(rows.length, RELIABILITY_CASES.length);
     for (const row of rows) assert.equal(row.split(/(?<!\\)\|/).length, 5, row);
     assert.equal(new Set(RELIABILITY_CASES.map((c) => c.id)).size, RELIABILITY_CASES.length);
-    const fresh = `${renderToolTable()}\n${renderConfigTable()}\n${table}\n`;
+    const fresh = `${renderToolTable()}\n${renderConfigTable()}\n${table}\n${renderSoakTable()}\n`;
     const stale = fresh.replace("Several phones attached", "Two phones");
     assert.notEqual(readmeReliabilityTable(stale), normalizeTable(table));
     assert.equal(readmeReliabilityTable(updateReadme(stale)), normalizeTable(table));

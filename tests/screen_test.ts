@@ -1,13 +1,17 @@
-// captureScreen's ways round capture quirks, on a scripted adb: which answer means a secure window
-// or a screen that is off (both routes empty), and which the MIUI empty-PNG quirk (raw works).
+// captureScreen's ways round capture quirks, on a scripted adb and then end to end: which answer
+// means a secure window or a screen that is off, which the MIUI empty-PNG quirk, and which a link.
 
 import assert from "node:assert/strict";
 import { createDevice } from "../lib/adb/device.ts";
 import { AdbError } from "../lib/adb/errors.ts";
+import { encodePng } from "../lib/image/encode.ts";
 import { agentSizing, fitFor } from "../lib/image/sizing.ts";
 import { decodePng } from "./fixtures/images/pipeline.ts";
 import { captureScreen } from "../lib/screen.ts";
-import { exited, fakeAdb, type FakeAnswer } from "./helpers/fake_adb.ts";
+import { textOf } from "./helpers/in_process.ts";
+import { type Rig, startRig } from "./helpers/rig.ts";
+import { waitFor } from "./helpers/wait_for.ts";
+import { exited, fakeAdb, type FakeAnswer, type FakeRule } from "./helpers/fake_adb.ts";
 
 /** A raw `screencap` frame (16-byte header, RGBA_8888) of a small gradient. */
 function rawFrame(width: number, height: number): FakeAnswer {
@@ -27,7 +31,12 @@ function rawFrame(width: number, height: number): FakeAnswer {
 const FULL_SIZE = (width: number, height: number) => ({ width, height });
 
 function deviceAnswering(png: FakeAnswer, raw: FakeAnswer) {
-  const adb = fakeAdb([[/exec-out screencap -p$/, png], [/exec-out screencap$/, raw]]);
+  const adb = fakeAdb([
+    [/exec-out screencap -p$/, png],
+    [/exec-out screencap$/, raw],
+    // The link holds: a failed capture is the phone's doing.
+    [/get-state$/, exited(0, "device\n")],
+  ]);
   return { adb, device: createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 }) };
 }
 
@@ -110,4 +119,127 @@ Deno.test({
     assert.deepEqual([shot.frame.width, shot.frame.height], [16, 32]);
     assert.equal(shot.frame.blank, null);
   },
+});
+
+/** A device whose capture comes back empty and whose link check answers `state`. */
+function afterLinkLoss(
+  serial: string | undefined,
+  state: FakeAnswer,
+  png: FakeRule = exited(0, ""),
+) {
+  const adb = fakeAdb([
+    [/exec-out screencap -p$/, png],
+    [/exec-out screencap$/, rawFrame(8, 4)],
+    [/get-state$/, state],
+  ]);
+  return { adb, device: createDevice({ run: adb.run, serial, timeoutMs: 1000 }) };
+}
+
+Deno.test({
+  name: "an empty screenshot after the adb server was killed is a connection failure, not MIUI",
+  permissions: "none",
+  async fn() {
+    // The capture's server died; the check's adb started a new one, which sees the USB phone.
+    const { adb, device } = afterLinkLoss(
+      "R58M123ABC",
+      exited(
+        0,
+        "device\n",
+        "* daemon not running; starting now at tcp:5037\n* daemon started successfully\n",
+      ),
+    );
+    await assert.rejects(
+      captureScreen(device, "take a screenshot", FULL_SIZE),
+      (error: unknown) => {
+        assert.ok(error instanceof AdbError);
+        assert.equal(error.code, "TRANSPORT");
+        assert.match(
+          error.message,
+          /^Cannot take a screenshot: the connection to the phone failed during the capture: "screencap -p" returned nothing, and the adb server had stopped under it .*not the phone: check the cable/,
+        );
+        assert.doesNotMatch(error.message, /MIUI|reboot/);
+        return true;
+      },
+    );
+    assert.deepEqual(adb.sent, ["screencap -p"], "no raw fallback on a dead link");
+  },
+});
+
+Deno.test({
+  name:
+    "an empty screenshot on a phone adb no longer sees is a connection failure, naming adb's words",
+  permissions: "none",
+  async fn() {
+    const { device } = afterLinkLoss(
+      undefined,
+      exited(1, "", "error: no devices/emulators found\n"),
+    );
+    await assert.rejects(
+      captureScreen(device, "take a screenshot", FULL_SIZE),
+      /^AdbError: Cannot take a screenshot: the connection to the phone failed during the capture: "screencap -p" returned nothing, and then adb's check of the link failed: no Android device/,
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "an empty screenshot on a dropped Wi-Fi link is taken again once the link is back, with no note",
+  permissions: "none",
+  async fn() {
+    const whole = encodePng({ width: 4, height: 2, data: new Uint8Array(32).map((_, i) => i * 7) });
+    const { adb, device } = afterLinkLoss(
+      "192.168.1.20:5555",
+      exited(1, "", "error: device offline\n"),
+      [exited(0, ""), { kind: "exited", code: 0, stdout: whole, stderr: "" }],
+    );
+    const shot = await captureScreen(device, "take a screenshot", FULL_SIZE);
+    assert.deepEqual([shot.frame.width, shot.frame.height], [4, 2]);
+    assert.equal(shot.note, undefined);
+    assert.deepEqual(adb.sent, ["screencap -p", "screencap -p"]);
+  },
+});
+
+// ---- through main.ts, real adb and the simulated phone ----
+
+/** Calls phone_shot, and once the phone has the capture, kills the adb server under it. */
+async function shotWithServerKilled(r: Rig, clearHang: boolean) {
+  r.sim.faults.hang(/screencap/);
+  const before = r.sim.commands().length;
+  const shot = r.call("phone_shot");
+  await waitFor(
+    () => r.sim.commands().slice(before).some((c) => c.includes("screencap")),
+    "the capture to reach the phone",
+  );
+  const killed = await r.adb.adb("kill-server");
+  assert.equal(killed.code, 0, killed.stderr);
+  if (clearHang) r.sim.faults.clear();
+  return await shot;
+}
+
+Deno.test("end to end: killing the adb server mid-capture is named a connection failure, never MIUI", async () => {
+  // adb's default device (no serial): nothing to reconnect, so the answer is the failure itself.
+  await using r = await startRig({ serial: null });
+  const shot = await shotWithServerKilled(r, true);
+  assert.equal(shot.isError, true, textOf(shot));
+  assert.match(
+    textOf(shot),
+    /^Cannot take a screenshot: the connection to the phone failed during the capture: "screencap -p" returned nothing, and /,
+  );
+  assert.doesNotMatch(textOf(shot), /MIUI|reboot|firmware/);
+});
+
+Deno.test("end to end: on a Wi-Fi serial the capture is taken again after the server restarts, with no MIUI note", async () => {
+  await using r = await startRig();
+  const shot = await shotWithServerKilled(r, true);
+  assert.notEqual(shot.isError, true, textOf(shot));
+  assert.equal(shot.content[0]?.type, "image");
+  assert.doesNotMatch(textOf(shot), /MIUI|quirk/);
+});
+
+Deno.test("end to end: the genuine empty-PNG quirk on a healthy link still gets the firmware note", async () => {
+  await using r = await startRig();
+  r.sim.faults.emptyPng(true);
+  const shot = await r.call("phone_shot");
+  assert.notEqual(shot.isError, true, textOf(shot));
+  assert.match(textOf(shot), /empty PNG \(a known quirk of some MIUI builds\), so the raw frame/);
 });

@@ -179,7 +179,7 @@ Deno.test({
   name: "fault rules: each armed fault applies to the commands it names, once when one-shot",
   permissions,
   fn() {
-    const written: Record<string, string | null> = {};
+    const written: Record<string, string | Uint8Array | null> = {};
     const done: string[] = [];
     const state = noFaults();
     const faults = faultControls(state, {
@@ -227,6 +227,10 @@ Deno.test({
       fault_idle_even_compressed: "1",
       fault_idle_message: "ERROR: could not get idle state.\n",
     });
+    faults.pngTextChunk(8);
+    const chunk = (written as Record<string, unknown>).fault_png_chunk as Uint8Array;
+    assert.equal(chunk.length, 12 + 8, "length, type, 8 bytes of body, CRC");
+    assert.equal(new TextDecoder().decode(chunk.subarray(0, 16)), "\0\0\0\btEXtComment\0");
     faults.dropNow();
     faults.refuseConnections(50);
     faults.clear();

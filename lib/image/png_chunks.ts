@@ -15,6 +15,7 @@ export const PNG_SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10] as const;
 export const IHDR = 0x49484452;
 export const IDAT = 0x49444154;
 const ICCP = 0x69434350;
+const PLTE = 0x504c5445;
 const TRNS = 0x74524e53;
 export const IEND = 0x49454e44;
 
@@ -268,6 +269,38 @@ export function checkPngStream(bytes: Uint8Array): number {
     );
   }
   return end;
+}
+
+/**
+ * The same PNG with only the chunks that make the picture: IHDR, PLTE, tRNS, IDAT and IEND, in
+ * their order. Text, time, colour-profile and private chunks are metadata a phone may attach at
+ * any size (a tEXt chunk of 40 MiB is a valid PNG); a saved screenshot keeps the image alone.
+ * Returns the bytes unchanged when nothing is dropped, and undefined when they are not one whole
+ * PNG (pngEnd).
+ */
+export function imageChunksOnly(bytes: Uint8Array): Uint8Array | undefined {
+  const end = pngEnd(bytes);
+  if (end !== bytes.length) return undefined;
+  const kept: Array<[number, number]> = [];
+  let size: number = PNG_SIGNATURE.length;
+  for (let at: number = PNG_SIGNATURE.length; at < end;) {
+    const next = at + 12 + u32be(bytes, at);
+    const type = u32be(bytes, at + 4);
+    if (type === IHDR || type === PLTE || type === TRNS || type === IDAT || type === IEND) {
+      kept.push([at, next]);
+      size += next - at;
+    }
+    at = next;
+  }
+  if (size === bytes.length) return bytes;
+  const out = new Uint8Array(size);
+  out.set(bytes.subarray(0, PNG_SIGNATURE.length));
+  let to: number = PNG_SIGNATURE.length;
+  for (const [from, until] of kept) {
+    out.set(bytes.subarray(from, until), to);
+    to += until - from;
+  }
+  return out;
 }
 
 /** One chunk: length, type, body, CRC over type and body. */

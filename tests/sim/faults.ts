@@ -10,6 +10,7 @@
 // | hang              | matching commands: no answer         | nothing, until adb gives up         |
 // | latency           | before a command runs                | a slow answer                       |
 // | emptyPng          | `screencap -p` (file for the script) | an empty or header-only PNG         |
+// | pngTextChunk      | `screencap -p` (file for the script) | a PNG with a tEXt chunk of N bytes  |
 // | blackScreen       | the rendered pixels                  | an all-black frame                  |
 // | idleStateErrors   | `uiautomator dump` (files)           | `ERROR: could not get idle state.`  |
 // |                   |                                      | (or `ERROR: null root node …`)      |
@@ -22,6 +23,7 @@
 // Not a fault but screen state: a secure window (setScreen({ secureWindow: true })), which each
 // Android version's screencap answers in its own way (android.ts).
 
+import { crc32 } from "node:zlib";
 import type { ToolCall } from "./tools.ts";
 
 export interface SimFaults {
@@ -42,6 +44,9 @@ export interface SimFaults {
   /** `screencap -p` yields an empty PNG (0 bytes, or with headerOnly signature+IHDR+IEND and no
    * pixel data); raw `screencap` still works. */
   emptyPng(on: boolean, opts?: { headerOnly?: boolean }): void;
+  /** `screencap -p` yields the screen's PNG with a tEXt chunk of `bytes` bytes after its IHDR,
+   * as a phone whose encoder attaches metadata would (a valid PNG of any size); 0 removes it. */
+  pngTextChunk(bytes: number): void;
   /** Every frame is black (a secure window); the UI tree is unaffected. */
   blackScreen(on: boolean): void;
   /** The next `n` dumps print `ERROR: could not get idle state.` (or `message`), exit 0 and
@@ -70,6 +75,8 @@ export interface FaultState {
   /** Delay in ms per tool name; the `null` key delays every command. */
   latency: Map<string | null, number>;
   emptyPng: "zero" | "header" | null;
+  /** The tEXt chunk's body size (pngTextChunk), 0 for none. */
+  pngText: number;
   black: boolean;
   truncatePng: { dropLink: boolean } | null;
   ttyRefused: boolean;
@@ -85,6 +92,7 @@ export function noFaults(): FaultState {
     hangs: [],
     latency: new Map(),
     emptyPng: null,
+    pngText: 0,
     black: false,
     truncatePng: null,
     ttyRefused: false,
@@ -111,6 +119,7 @@ export const NULL_ROOT_ERROR = "ERROR: null root node returned by UiTestAutomati
  */
 const SCRIPT_FAULTS = {
   emptyPng: (s: FaultState) => ({ fault_empty_png: s.emptyPng }),
+  pngText: (s: FaultState) => ({ fault_png_chunk: s.pngText === 0 ? null : textChunk(s.pngText) }),
   ttyRefused: (s: FaultState) => ({ fault_tty_refused: s.ttyRefused ? "1" : null }),
   idle: (s: FaultState) => ({
     fault_idle_errors: s.idle === null ? null : String(s.idle.count),
@@ -122,6 +131,16 @@ const SCRIPT_FAULTS = {
   }),
 } as const;
 
+/** A whole tEXt chunk (length, type, body, CRC) whose body is a "Comment" of `bytes` bytes. */
+function textChunk(bytes: number): Uint8Array {
+  const out = new Uint8Array(12 + bytes).fill(0x61); // "a"
+  const view = new DataView(out.buffer);
+  view.setUint32(0, bytes);
+  out.set(new TextEncoder().encode("tEXtComment\0").subarray(0, 4 + bytes), 4);
+  view.setUint32(8 + bytes, crc32(out.subarray(4, 8 + bytes)) >>> 0);
+  return out;
+}
+
 /** The side effects the controls need from the sim that owns `state`. */
 export interface FaultEffects {
   /** Drops every live transport. */
@@ -131,7 +150,7 @@ export interface FaultEffects {
   /** Ends a refusal early, reopening the listener. */
   stopRefusing(): void;
   /** Writes (or with null, removes) one file in the sim's state folder. */
-  writeStateFile(name: string, content: string | null): void;
+  writeStateFile(name: string, content: string | Uint8Array | null): void;
 }
 
 /** The SimFaults controls over `state`; they mutate it in place. */
@@ -156,6 +175,10 @@ export function faultControls(state: FaultState, effects: FaultEffects): SimFaul
     emptyPng: (on, opts) => {
       state.emptyPng = on ? (opts?.headerOnly ? "header" : "zero") : null;
       syncScript("emptyPng");
+    },
+    pngTextChunk: (bytes) => {
+      state.pngText = Math.max(0, Math.floor(bytes));
+      syncScript("pngText");
     },
     blackScreen: (on) => {
       state.black = on;

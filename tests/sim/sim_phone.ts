@@ -576,11 +576,12 @@ class Sim implements SimPhone, TransportHost {
   }
 
   /** Writes or removes one file of the state folder; the fake tools read their faults there. */
-  #writeStateFile(name: string, content: string | null): void {
+  #writeStateFile(name: string, content: string | Uint8Array | null): void {
     const path = `${this.#dir}/${name}`;
     try {
       if (content === null) Deno.removeSync(path);
-      else Deno.writeTextFileSync(path, content);
+      else if (typeof content === "string") Deno.writeTextFileSync(path, content);
+      else Deno.writeFileSync(path, content);
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
     }

@@ -60,8 +60,19 @@ else
   src=$S/screen.raw
 fi
 
+# The fault "metadata chunk": the PNG's signature and IHDR (33 bytes), a tEXt chunk, the rest.
+emit() {
+  if [ "$png" = 1 ] && [ "$src" = "$S/screen.png" ] && [ -e "$S/fault_png_chunk" ]; then
+    head -c 33 "$src"
+    cat "$S/fault_png_chunk"
+    tail -c +34 "$src"
+  else
+    cat "$src"
+  fi
+}
+
 if [ -n "$file" ]; then
-  cat "$src" >"$P"
+  emit >"$P"
 else
-  cat "$src"
+  emit
 fi
