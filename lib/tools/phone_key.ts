@@ -6,23 +6,26 @@ import { keyeventCommand } from "../adb/commands.ts";
 import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
 import { MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
   name: "phone_key",
   title: "Press a key",
   description: `Press one key. Names: ${
     Object.keys(NAMED_KEYS).join(", ")
-  }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
+  }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate. ${SETTLE_SENTENCE}`,
   inputSchema: z.strictObject({
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
     key: z.union([z.string().min(1).max(40), z.number()]).describe(
       'a key name such as "home", "back", "enter", or a keycode (66 or "66")',
     ),
+    settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { key }) {
+  async handler(deps, { key, settle }, call) {
+    const { device } = deps;
     const control = typeof key === "string" ? scanCharacters(key).control : undefined;
     if (control !== undefined) {
       throw new ToolInputError(
@@ -33,9 +36,11 @@ export const phoneKey = defineTool({
     }
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
+    const before = await screenBefore(deps, settle);
     await runInput(device, keyeventCommand(resolved.code), "press a key");
-    return textResult(
-      `Pressed ${typeof key === "number" ? key : key.trim()} (keycode ${resolved.code}).`,
-    );
+    const reply = `Pressed ${
+      typeof key === "number" ? key : key.trim()
+    } (keycode ${resolved.code}).`;
+    return await actionResult(deps, call, settle, before, reply);
   },
 });
