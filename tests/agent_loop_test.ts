@@ -132,7 +132,10 @@ Deno.test("phone_look wait_for answers once Saved appears, and times out cleanly
     await rig.sim.motion.release("snackbarDelay");
     const r = await waiting;
     const text = textOf(r);
-    assert.match(text, /^\[waited\]\n"Saved" appeared after \d+(\.\d)? s \(Saved @ \[\d+,\d+\]\[\d+,\d+\]\)\n/);
+    assert.match(
+      text,
+      /^\[waited\]\n"Saved" appeared after \d+(\.\d)? s \(Saved @ \[\d+,\d+\]\[\d+,\d+\]\)\n/,
+    );
     assert.match(text, /\[ui-tree\][^]*Saved @ /);
 
     const gone = await rig.call("phone_look", { wait_gone: "Saved", timeout_ms: 500 });

@@ -46,7 +46,7 @@ Deno.test({
     const mcp = await connectInProcess({ device });
     try {
       const press = (key: unknown) =>
-        mcp.client.callTool({ name: "phone_key", arguments: { key } });
+        mcp.client.callTool({ name: "phone_key", arguments: { key, settle: false } });
       assert.equal(textOf(await press(66)), "Pressed 66 (keycode 66).");
       assert.equal(textOf(await press("66")), "Pressed 66 (keycode 66).");
       for (const key of [350, "350"]) {
@@ -78,7 +78,7 @@ Deno.test({
     const mcp = await connectInProcess({ device });
     try {
       const tap = (args: Record<string, unknown>) =>
-        mcp.client.callTool({ name: "phone_tap", arguments: args });
+        mcp.client.callTool({ name: "phone_tap", arguments: { ...args, settle: false } });
       assert.equal(textOf(await tap({ x: 10, y: 20, count: 2 })), "Double-tapped (10, 20).");
       assert.equal(textOf(await tap({ x: 10, y: 20, count: 3 })), "Triple-tapped (10, 20).");
       assert.equal(textOf(await tap({ x: 10, y: 20, count: 1 })), "Tapped (10, 20).");

@@ -4,6 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ScreenReading } from "../adb/device.ts";
+import { scanCharacters } from "../characters.ts";
 import { textResult, type ToolCall, type ToolDeps } from "./tool.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
@@ -20,8 +21,18 @@ export const settleField = z.boolean().default(true).describe(
 export const SETTLE_SENTENCE =
   `The reply ends with [changed]: what the action did once the screen settled (up to ${SETTLE_BUDGET_S} s): the app before → after, the keyboard, elements that appeared (+) or disappeared (-), or "no visible change"; so you rarely need to look again. settle: false skips that wait.`;
 
+/**
+ * A name to find on screen: text, content-desc or resource-id. A control character has no place
+ * in one and is refused by the schema, before anything reaches the phone, as in every tool.
+ */
+export const elementName = (): z.ZodString =>
+  z.string().min(1).max(200).refine(
+    (name) => scanCharacters(name).control === undefined,
+    "the name contains a control character; give it as the screen shows it",
+  );
+
 export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
-  z.string().min(1).max(200).optional().describe(
+  elementName().optional().describe(
     `${what}: matched against text, content-desc and resource-id (exact, ignoring case, before substring) on a fresh UI tree`,
   );
 

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { characterName, scanCharacters } from "../characters.ts";
+import { elementName } from "./acting.ts";
 import { defineTool, LOOKS_ONLY, ToolInputError } from "./tool.ts";
 
 /**
@@ -45,10 +46,10 @@ export const phoneLook = defineTool({
     question: z.string().max(2000).optional().describe(
       'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',
     ),
-    wait_for: z.string().min(1).max(200).optional().describe(
+    wait_for: elementName().optional().describe(
       'wait until an element with this text, content-desc or resource-id is on screen (e.g. "Saved"), then look',
     ),
-    wait_gone: z.string().min(1).max(200).optional().describe(
+    wait_gone: elementName().optional().describe(
       "wait until no element with this text, content-desc or resource-id is on screen, then look",
     ),
     timeout_ms: z.number().int().min(0).max(WAIT_MAX_MS).optional().describe(
