@@ -5,6 +5,7 @@ import type { ScreenReading } from "./adb/device.ts";
 import {
   formatElementLine,
   isInteractive,
+  shortName,
   summarizeUiTree,
   type UiElement,
   usefulElements,
@@ -121,11 +122,18 @@ function elementChanges(before: readonly UiElement[], after: readonly UiElement[
     ...now.filter((e) => !thenKeys.has(placed(e))).map((e) => ({ e, sign: "+" })),
     ...then.filter((e) => !nowKeys.has(placed(e))).map((e) => ({ e, sign: "-" })),
   ];
+  // As phone_look's [ui-tree] ranks them: interactive and named, named, then interactive
+  // elements known only by their class (a row holding a title and a summary).
   const rank = (c: { e: UiElement; sign: string }) =>
-    (isInteractive(c.e) ? 0 : 2) + (c.sign === "+" ? 0 : 1);
+    (isInteractive(c.e) ? (unnamed(c.e) ? 4 : 0) : 2) + (c.sign === "+" ? 0 : 1);
   // Array.prototype.sort is stable: screen order within each rank, as the tree lists them.
   changes.sort((a, b) => rank(a) - rank(b));
   return changes.map((c) => `${c.sign} ${placed(c.e)}`);
+}
+
+/** Labelled by usefulElements with its class's short name only: nothing an agent would call it. */
+function unnamed(e: UiElement): boolean {
+  return e.label === "element" || e.label === shortName(e.className);
 }
 
 /** At most `max` lines, the last saying how many were left out. */
