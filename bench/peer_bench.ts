@@ -40,7 +40,7 @@ interface ToolResult {
 
 // ---- the peer: installed on demand, run with node ----
 
-type Peer = { command: StdioServerCommand; node: string } | { reason: string };
+export type Peer = { command: StdioServerCommand; node: string } | { reason: string };
 
 async function output(
   command: string,
@@ -55,7 +55,7 @@ async function output(
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
 
-function defaultPeerDir(): string {
+export function defaultPeerDir(): string {
   const cache = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/tmp"}/.cache`;
   return `${cache}/phone-eye-bench/mobile-mcp-${PEER_VERSION}`;
 }
@@ -70,7 +70,7 @@ async function installedVersion(dir: string): Promise<string | undefined> {
 }
 
 /** Finds node, installs the pinned peer into `dir` unless it is there, or says why it cannot. */
-async function preparePeer(dir: string, env: Record<string, string>): Promise<Peer> {
+export async function preparePeer(dir: string, env: Record<string, string>): Promise<Peer> {
   let node: string;
   try {
     node = (await output("node", ["--version"], 10_000)).stdout.trim();

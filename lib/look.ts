@@ -258,10 +258,13 @@ export async function gatherLook(
 
   try {
     const tree = settleWithin(
-      announce(readUiTree(deps.device, "read the UI tree", deps.clock, cut.signal), (ok) => {
-        treeDone = true;
-        progress.step(ok ? "UI tree read" : "UI tree failed");
-      }),
+      announce(
+        readUiTree(deps.device, "read the UI tree", deps.clock, cut.signal).then(remembered(deps)),
+        (ok) => {
+          treeDone = true;
+          progress.step(ok ? "UI tree read" : "UI tree failed");
+        },
+      ),
       cut.signal,
       () =>
         call.signal.aborted
@@ -296,6 +299,17 @@ export async function gatherLook(
     call.signal.removeEventListener("abort", cancel);
     await progress.stop();
   }
+}
+
+/**
+ * Keeps a tree the look read as the phone's last seen screen: the next action's "before"
+ * (settle.ts). The look asks for no focus or keyboard, so those stay unknown.
+ */
+function remembered({ device, clock }: ToolDeps): (elements: UiElement[]) => UiElement[] {
+  return (elements) => {
+    device.seen.last = { elements, focus: undefined, keyboard: undefined, at: clock.now() };
+    return elements;
+  };
 }
 
 /** The screen's extent from the tree's root nodes, for when no screenshot was taken. */

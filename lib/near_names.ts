@@ -1,5 +1,5 @@
-// Near-name matching: which installed package names are closest to one an agent got wrong, so a
-// refusal can say what the phone has instead. Pure and bounded.
+// Near-name matching: which installed package names (or on-screen labels) are closest to one an
+// agent got wrong, so a refusal can say what the phone has instead. Pure and bounded.
 
 /**
  * The `count` names in `known` closest to `wanted`, best first: those that share a dotted part
@@ -18,6 +18,23 @@ export function closestPackages(
     const lower = name.toLowerCase().slice(0, 100);
     const shared = lower.includes(want) || want.includes(lower) ||
       lower.split(".").some((p) => parts.has(p));
+    return { name, shared, distance: editDistance(want, lower) };
+  });
+  scored.sort((a, b) =>
+    Number(b.shared) - Number(a.shared) || a.distance - b.distance || a.name.localeCompare(b.name)
+  );
+  return scored.slice(0, count).map((s) => s.name);
+}
+
+/**
+ * The `count` labels in `known` closest to `wanted`, best first: those that contain it or that it
+ * contains (ignoring case), then by edit distance; each cut to 100 characters, as above.
+ */
+export function closestNames(wanted: string, known: readonly string[], count = 5): string[] {
+  const want = wanted.trim().toLowerCase().slice(0, 100);
+  const scored = known.map((name) => {
+    const lower = name.toLowerCase().slice(0, 100);
+    const shared = lower.includes(want) || want.includes(lower);
     return { name, shared, distance: editDistance(want, lower) };
   });
   scored.sort((a, b) =>

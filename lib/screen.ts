@@ -290,7 +290,7 @@ function dumpFinished(stdout: Uint8Array): boolean {
  * What a phone prints when its dumper cannot open /dev/tty: only the "dumped to: /dev/tty" line,
  * no XML and no ERROR (it logs the IOException, uiDumpToTtyCommand). Then the file path is used.
  */
-function ttyRefused(text: string): boolean {
+export function ttyRefused(text: string): boolean {
   return /dumped to:\s*\/dev\/tty/i.test(text) && !text.includes("<hierarchy") &&
     !/^\s*ERROR:/m.test(text);
 }

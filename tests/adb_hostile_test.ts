@@ -285,8 +285,9 @@ Deno.test({
 
 /** A valid value for every free-form (string) argument of every tool. */
 const VALID_STRINGS: Record<string, Record<string, string>> = {
-  phone_look: { question: "Where is the Send button?" },
-  phone_type: { text: "hello" },
+  phone_look: { question: "Where is the Send button?", wait_for: "Saved", wait_gone: "Saved" },
+  phone_tap: { element: "Settings" },
+  phone_type: { text: "hello", element: "note_text" },
   phone_key: { key: "home" },
   phone_intent: {
     action: "android.intent.action.VIEW",

@@ -218,7 +218,7 @@ Deno.test({
     const mcp = await connectInProcess({ device });
     try {
       const call = (text: string) =>
-        mcp.client.callTool({ name: "phone_type", arguments: { text } });
+        mcp.client.callTool({ name: "phone_type", arguments: { text, settle: false } });
       const ascii = await call("plain");
       assert.equal(textOf(ascii), "Typed 5 characters.");
       const refused = await call("naïve");

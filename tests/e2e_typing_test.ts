@@ -35,7 +35,10 @@ async function rig(
     adb,
     eye,
     async type(text) {
-      const result = await eye.client.callTool({ name: "phone_type", arguments: { text } });
+      const result = await eye.client.callTool({
+        name: "phone_type",
+        arguments: { text, settle: false },
+      });
       return { isError: result.isError === true, text: textOf(result) };
     },
     async close() {

@@ -27,7 +27,7 @@ function announce(what: string, rng: Random): void {
 // ---- malformed tool calls, generated from the tools' own schemas ----
 
 interface JsonProperty {
-  type?: "integer" | "number" | "string";
+  type?: "integer" | "number" | "string" | "boolean";
   anyOf?: JsonProperty[];
   minimum?: number;
   maximum?: number;
@@ -37,8 +37,8 @@ interface JsonProperty {
 
 /** A field as the mutations see it: the JSON types it admits, and the string/integer bounds. */
 interface Property {
-  /** "integer" (only integers), "string", or "string|number" (phone_key's key). */
-  type: "integer" | "string" | "string|number";
+  /** "integer" (only integers), "string", "string|number" (phone_key's key), or "boolean" (settle). */
+  type: "integer" | "string" | "string|number" | "boolean";
   minimum?: number | undefined;
   maximum?: number | undefined;
   maxLength?: number | undefined;
@@ -47,7 +47,11 @@ interface Property {
 function property(p: JsonProperty): Property {
   const types = new Set((p.anyOf ?? [p]).map((a) => a.type));
   const string = (p.anyOf ?? [p]).find((a) => a.type === "string");
-  const type = types.has("string") ? (types.size > 1 ? "string|number" : "string") : "integer";
+  const type = types.has("string")
+    ? (types.size > 1 ? "string|number" : "string")
+    : types.has("boolean")
+    ? "boolean"
+    : "integer";
   return { type, minimum: p.minimum, maximum: p.maximum, maxLength: string?.maxLength };
 }
 
@@ -190,7 +194,8 @@ function malformedCall(rng: Random): MalformedCall {
         const value = rng.pick(
           ODD_VALUES.filter((v) =>
             !(kind.includes("string") && typeof v === "string") &&
-            !(kind !== "string" && typeof v === "number")
+            !(kind !== "string" && typeof v === "number") &&
+            !(kind === "boolean" && typeof v === "boolean")
           ).concat(kind === "string" ? [5, 0, -1] : kind === "integer" ? ["10", "ten"] : []),
         );
         return call(`${field} = ${JSON.stringify(value)}`, { ...base, [field]: value });
@@ -324,7 +329,10 @@ Deno.test({
       assert.deepEqual([...new Set(adb.sent)].filter((c) => acting.test(c)), []);
       assert.deepEqual(mcp.logged, []);
       // The server still serves: a normal call answers.
-      const tap = await mcp.client.callTool({ name: "phone_tap", arguments: { x: 5, y: 6 } });
+      const tap = await mcp.client.callTool({
+        name: "phone_tap",
+        arguments: { x: 5, y: 6, settle: false },
+      });
       assert.equal(textOf(tap), "Tapped (5, 6).");
       assert.equal(adb.sent.at(-1), "input tap 5 6");
       assert.ok(kinds.size >= 10, JSON.stringify([...kinds]));

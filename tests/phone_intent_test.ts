@@ -27,7 +27,11 @@ async function call(
   const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
   const mcp = await connectInProcess({ device });
   try {
-    const result = await mcp.client.callTool({ name: "phone_intent", arguments: args });
+    // The command am gets and its reading, not what settling reads afterwards (agent_loop_test).
+    const result = await mcp.client.callTool({
+      name: "phone_intent",
+      arguments: { ...args, settle: false },
+    });
     return { isError: result.isError === true, text: textOf(result), sent: adb.sent };
   } finally {
     await mcp.close();

@@ -488,7 +488,8 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     profile: "wifi",
     call: {
       tool: "phone_type",
-      args: ({ sim }) => ({ text: `'; touch ${sim.marker}; $(reboot) '` }),
+      // settle: false, so the reply is the typing's own line and `input` runs once.
+      args: ({ sim }) => ({ text: `'; touch ${sim.marker}; $(reboot) '`, settle: false }),
     },
     expect: { isError: false, says: /^Typed \d+ characters\.$/, ran: { tool: "input", times: 1 } },
   },

@@ -89,7 +89,7 @@ Deno.test({
     const mcp = await connectInProcess({ device });
     try {
       const call = (name: string, args: Record<string, unknown>) =>
-        mcp.client.callTool({ name, arguments: args });
+        mcp.client.callTool({ name, arguments: { ...args, settle: false } });
       assert.equal(textOf(await call("phone_tap", { x: 540, y: 1200 })), "Tapped (540, 1200).");
       await call("phone_tap", { x: 540, y: 1200, hold_ms: 800 });
       await call("phone_swipe", { x1: 540, y1: 2000, x2: 540, y2: 600 });

@@ -46,7 +46,7 @@ Deno.test({
     const mcp = await connectInProcess({ device });
     try {
       const press = (key: unknown) =>
-        mcp.client.callTool({ name: "phone_key", arguments: { key } });
+        mcp.client.callTool({ name: "phone_key", arguments: { key, settle: false } });
       // Named the same way however it was given; a code without a name is said as a keycode.
       assert.equal(textOf(await press(66)), "Pressed enter (keycode 66).");
       assert.equal(textOf(await press("66")), "Pressed enter (keycode 66).");
@@ -89,7 +89,7 @@ Deno.test({
     const mcp = await connectInProcess({ device });
     try {
       const tap = (args: Record<string, unknown>) =>
-        mcp.client.callTool({ name: "phone_tap", arguments: args });
+        mcp.client.callTool({ name: "phone_tap", arguments: { ...args, settle: false } });
       assert.equal(textOf(await tap({ x: 10, y: 20, count: 2 })), "Double-tapped (10, 20).");
       assert.equal(textOf(await tap({ x: 10, y: 20, count: 3 })), "Triple-tapped (10, 20).");
       assert.equal(textOf(await tap({ x: 10, y: 20, count: 1 })), "Tapped (10, 20).");

@@ -92,7 +92,7 @@ function plan(rng: Random, i: number, keysPressed: number): Planned {
   if (roll < 0.36) {
     return {
       tool: "phone_tap",
-      args: { x, y },
+      args: { x, y, settle: false },
       log: "input",
       is: same(["tap", String(x), String(y)]),
       simTool: "input",
@@ -103,14 +103,14 @@ function plan(rng: Random, i: number, keysPressed: number): Planned {
     const code = (resolveKey(key) as { code: number }).code;
     return {
       tool: "phone_key",
-      args: { key },
+      args: { key, settle: false },
       log: "input",
       is: same(["keyevent", String(code)]),
       simTool: "input",
     };
   }
   if (roll < 0.71) {
-    const args = { x1: x, y1: y, x2: x + 40, y2: y + 40, duration_ms: 50 };
+    const args = { x1: x, y1: y, x2: x + 40, y2: y + 40, duration_ms: 50, settle: false };
     return {
       tool: "phone_swipe",
       args,
@@ -123,7 +123,7 @@ function plan(rng: Random, i: number, keysPressed: number): Planned {
     const text = `s${i}`;
     return {
       tool: "phone_type",
-      args: { text },
+      args: { text, settle: false },
       log: "input",
       is: same(["text", text]),
       simTool: "input",
@@ -133,7 +133,7 @@ function plan(rng: Random, i: number, keysPressed: number): Planned {
     const url = `https://example.com/soak/${i}`;
     return {
       tool: "phone_intent",
-      args: { action: "android.intent.action.VIEW", data: url },
+      args: { action: "android.intent.action.VIEW", data: url, settle: false },
       log: "am",
       is: (argv) => argv.includes(url),
       simTool: "am",

@@ -261,6 +261,36 @@ export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand 
   ]);
 }
 
+/**
+ * What an action changed, in one round trip (settle.ts): the focused window and app
+ * (`dumpsys window`'s mCurrentFocus and mFocusedApp lines), whether the soft keyboard is shown
+ * (`dumpsys input_method`'s mInputShown token: one line on Android 10-12, its own line later), then
+ * the UI tree as uiDumpToTtyCommand reads it, or, with `path`, as uiDumpCommand does for a phone
+ * that refuses /dev/tty. Every step only reads, so it is named by its first program and replayable.
+ */
+export function screenStateCommand(path?: string): DeviceCommand {
+  const dumpsys: Arg[] = [
+    "window",
+    syntax(" | "),
+    "grep",
+    "-E",
+    quoted("mCurrentFocus|mFocusedApp"),
+    syntax("; "),
+    "dumpsys",
+    "input_method",
+    syntax(" | "),
+    "grep",
+    "-o",
+    quoted("mInputShown=[a-z]*"),
+    syntax("; "),
+  ];
+  if (path === undefined) {
+    return deviceCommand("exec-out", "dumpsys", [...dumpsys, "uiautomator", "dump", "/dev/tty"]);
+  }
+  const dump = uiDumpCommand(path, false);
+  return shellCommand("dumpsys", [...dumpsys, dump.program, ...dump.args]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // phone_type
 

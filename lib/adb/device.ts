@@ -4,7 +4,7 @@
 import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.ts";
 import { parseWmSize } from "./output.ts";
 import { excerpt } from "../text.ts";
-import type { Size } from "../ui_tree.ts";
+import type { Size, UiElement } from "../ui_tree.ts";
 import {
   type AdbCallContext,
   AdbError,
@@ -69,10 +69,26 @@ export interface Device {
    * the attempt: `ttyDumpRefused` once `uiautomator dump /dev/tty` printed no XML (screen.ts).
    */
   readonly quirks: DeviceQuirks;
+  /** The last screen phone-eye read on this phone, so an action can say what it changed (settle.ts). */
+  readonly seen: SeenScreen;
 }
 
 export interface DeviceQuirks {
   ttyDumpRefused: boolean;
+}
+
+/** A UI tree phone-eye read, with the focused window and keyboard when that read asked for them. */
+export interface ScreenReading {
+  elements: UiElement[];
+  /** mCurrentFocus's `package/activity`, or undefined when the read did not ask (a look's tree). */
+  focus: string | undefined;
+  keyboard: boolean | undefined;
+  /** When it was read, on the server's clock. */
+  at: number;
+}
+
+export interface SeenScreen {
+  last: ScreenReading | undefined;
 }
 
 export interface DeviceOptions {
@@ -304,6 +320,7 @@ export function createDevice(options: DeviceOptions): Device {
   return {
     serial,
     quirks: { ttyDumpRefused: false },
+    seen: { last: undefined },
     run: runQueued,
     async screenSize(action) {
       if (size) return size;

@@ -14,7 +14,8 @@ import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../a
 import { closestPackages } from "../near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
 
 const field = (what: string) => z.string().min(1).max(2000).optional().describe(what);
 
@@ -24,23 +25,32 @@ export const phoneIntent = defineTool({
   name: "phone_intent",
   title: "Start an app or intent",
   description:
-    'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
+    'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused. ' +
+    SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     action: field('intent action, e.g. "android.intent.action.VIEW"'),
     data: field('data URI, e.g. "https://example.com" or "tel:123"'),
     component: field('exact activity, e.g. "com.android.settings/.Settings"'),
     package: field('package name, e.g. "com.android.chrome"; alone, it launches that app'),
+    settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, args, { signal }) {
+  async handler(deps, { settle, ...args }, call) {
+    const { device } = deps;
     const refusal = intentArgsProblem(args);
     if (refusal) throw new ToolInputError(`Cannot ${ACTION}: ${refusal}`);
-    const out = await device.run(intentCommand(args), { action: ACTION, ownStatus: true, signal });
+    const before = await screenBefore(deps, settle);
+    const out = await device.run(intentCommand(args), {
+      action: ACTION,
+      ownStatus: true,
+      signal: call.signal,
+    });
     const outcome = readIntentOutcome(out.text, out.status);
     if (outcome.kind === "started") {
-      return textResult(
-        `Started ${startedWhat(args)}.${outcome.warning ? ` (am: ${outcome.warning})` : ""}`,
-      );
+      const reply = `Started ${startedWhat(args)}.${
+        outcome.warning ? ` (am: ${outcome.warning})` : ""
+      }`;
+      return await actionResult(deps, call, settle, before, reply);
     }
     throw new AdbError("COMMAND_FAILED", await explainFailure(device, args, outcome));
   },

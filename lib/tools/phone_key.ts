@@ -6,7 +6,8 @@ import { keyeventCommand } from "../adb/commands.ts";
 import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
 import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
   name: "phone_key",
@@ -14,16 +15,18 @@ export const phoneKey = defineTool({
   description:
     `Press a key or button on the Android phone: home, back, enter, delete, volume, power, wake, or any Android keycode. Names: ${
       Object.keys(NAMED_KEYS).join(", ")
-    }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
+    }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate. ${SETTLE_SENTENCE}`,
   inputSchema: z.strictObject({
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
     key: z.union([z.string().min(1).max(40), z.number()]).describe(
       'a key name such as "home", "back", "enter", or a keycode (66 or "66")',
     ),
+    settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { key }, { signal }) {
+  async handler(deps, { key, settle }, call) {
+    const { device } = deps;
     const control = typeof key === "string" ? scanCharacters(key).control : undefined;
     if (control !== undefined) {
       throw new ToolInputError(
@@ -34,13 +37,13 @@ export const phoneKey = defineTool({
     }
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError(resolved.error);
-    await runInput(device, keyeventCommand(resolved.code), "press a key", signal);
+    const before = await screenBefore(deps, settle);
+    await runInput(device, keyeventCommand(resolved.code), "press a key", call.signal);
     // The same words however the key was given: "enter", "66" and 66 all press enter.
     const name = keyName(resolved.code);
-    return textResult(
-      name === undefined
-        ? `Pressed keycode ${resolved.code}.`
-        : `Pressed ${name} (keycode ${resolved.code}).`,
-    );
+    const reply = name === undefined
+      ? `Pressed keycode ${resolved.code}.`
+      : `Pressed ${name} (keycode ${resolved.code}).`;
+    return await actionResult(deps, call, settle, before, reply);
   },
 });

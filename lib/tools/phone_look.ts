@@ -1,8 +1,9 @@
-// phone_look: a vision model's reading of the screen fused with the UI tree's exact bounds.
-// The definition is static and cheap; the work (lib/look.ts) loads on the first look.
+// phone_look: a vision model's reading of the screen fused with the UI tree's exact bounds, after
+// an optional wait for an element. Static and cheap; the work (lib/look.ts) loads on the first look.
 
 import { z } from "zod";
 import { characterName, scanCharacters } from "../characters.ts";
+import { elementName } from "./acting.ts";
 import { defineTool, LOOKS_ONLY, ToolInputError } from "./tool.ts";
 
 /**
@@ -30,22 +31,54 @@ export function visionQuestion(question: string | undefined): string | undefined
  * tools/list never waits for it; the server preloads it once tools/list has been answered.
  */
 const loadLook = () => import("../look.ts");
+const loadWait = () => import("../look_wait.ts");
+
+/** A wait's timeout when none is given, and the most one may be. */
+export const WAIT_DEFAULT_MS = 10_000;
+export const WAIT_MAX_MS = 30_000;
 
 export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
   description:
-    "See what is on the Android phone's screen: a screenshot read by a vision model, with the on-screen elements and their exact bounds to tap. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\".",
+    "See what is on the Android phone's screen: a screenshot read by a vision model, with the on-screen elements and their exact bounds to tap. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\". To wait for what an action should bring, give wait_for (or wait_gone) with a text, content-desc or resource-id: the look answers as soon as it is on screen (or gone), with a [waited] line saying after how long, or that it did not within timeout_ms.",
   inputSchema: z.strictObject({
     question: z.string().max(2000).optional().describe(
       'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',
     ),
+    wait_for: elementName().optional().describe(
+      'wait until an element with this text, content-desc or resource-id is on screen (e.g. "Saved"), then look',
+    ),
+    wait_gone: elementName().optional().describe(
+      "wait until no element with this text, content-desc or resource-id is on screen, then look",
+    ),
+    timeout_ms: z.number().int().min(0).max(WAIT_MAX_MS).optional().describe(
+      `how long wait_for or wait_gone may wait, in milliseconds (default ${WAIT_DEFAULT_MS}); the look then answers with what is there`,
+    ),
   }),
   annotations: LOOKS_ONLY,
-  async handler(deps, { question }, call) {
+  async handler(deps, { question, wait_for, wait_gone, timeout_ms }, call) {
     const asked = visionQuestion(question);
+    if (wait_for !== undefined && wait_gone !== undefined) {
+      throw new ToolInputError("Cannot look: give wait_for or wait_gone, not both");
+    }
+    const name = wait_for ?? wait_gone;
+    if (name !== undefined) {
+      const { waitThenLook } = await loadWait();
+      const wait = {
+        name,
+        gone: wait_gone !== undefined,
+        timeoutMs: timeout_ms ?? WAIT_DEFAULT_MS,
+      };
+      return await waitThenLook(deps, asked, wait, call);
+    }
+    if (timeout_ms !== undefined) {
+      throw new ToolInputError(
+        "Cannot look: timeout_ms is how long wait_for or wait_gone waits; give one of them, or leave timeout_ms out",
+      );
+    }
     const { look } = await loadLook();
     return await look(deps, asked, call);
   },
-  preload: loadLook,
+  preload: () => Promise.all([loadLook(), loadWait()]),
 });

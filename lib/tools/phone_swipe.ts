@@ -5,13 +5,15 @@ import { z } from "zod";
 import { swipeCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { ACTS_ON_PHONE, defineTool, textResult } from "./tool.ts";
+import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { ACTS_ON_PHONE, defineTool } from "./tool.ts";
 
 export const phoneSwipe = defineTool({
   name: "phone_swipe",
   title: "Swipe on the screen",
   description:
-    "Swipe or scroll on the Android phone's screen: drag from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging.",
+    "Swipe or scroll on the Android phone's screen: drag from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging. " +
+    SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     x1: coordinate("start x"),
     y1: coordinate("start y"),
@@ -20,11 +22,15 @@ export const phoneSwipe = defineTool({
     duration_ms: z.number().int().min(1).max(10_000).default(300).describe(
       "how long the swipe takes, in milliseconds",
     ),
+    settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { x1, y1, x2, y2, duration_ms }, { signal }) {
+  async handler(deps, { x1, y1, x2, y2, duration_ms, settle }, call) {
+    const { device } = deps;
     await checkOnScreen(device, "swipe", [["the start", x1, y1], ["the end", x2, y2]]);
-    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), "swipe", signal);
-    return textResult(`Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`);
+    const before = await screenBefore(deps, settle);
+    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), "swipe", call.signal);
+    const reply = `Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`;
+    return await actionResult(deps, call, settle, before, reply);
   },
 });

@@ -1,29 +1,41 @@
 // phone_tap: a tap, a double or triple tap (count), or a long press (hold_ms), at device-pixel
-// coordinates. The point is checked against the screen size before anything reaches the phone.
+// coordinates or on an element named (element). The point is checked against the screen first.
 
 import { z } from "zod";
 import { longPressCommand, multiTapCommand, tapCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
+import {
+  actionResult,
+  elementField,
+  loadSettle,
+  screenBefore,
+  SETTLE_SENTENCE,
+  settleField,
+} from "./acting.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
 
 export const phoneTap = defineTool({
   name: "phone_tap",
   title: "Tap the screen",
   description:
-    "Tap (click, press, double-tap or long-press) the Android phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each (53 to 61 ms median on the simulated phone), and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, often 300 ms or more, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Look again afterwards to see what the tap did.",
+    "Tap (click, press, double-tap or long-press) the Android phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each (53 to 61 ms median on the simulated phone), and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, often 300 ms or more, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Or give element instead of x and y to tap an element by name (\"Sign in\"): one match is tapped at its centre; several give a list to choose from and no tap; none gives the closest labels. " +
+    SETTLE_SENTENCE,
   inputSchema: z.strictObject({
-    x: coordinate("x"),
-    y: coordinate("y"),
+    x: coordinate("x").optional(),
+    y: coordinate("y").optional(),
+    element: elementField("the element to tap instead of x and y"),
     count: z.number().int().min(1).max(3).optional().describe(
       "taps on the same point: 2 for a double tap, 3 for a triple tap; omit for one",
     ),
     hold_ms: z.number().int().min(1).max(10_000).optional().describe(
       "hold for this many milliseconds (a long press); omit for a normal tap",
     ),
+    settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
-  async handler({ device }, { x, y, count = 1, hold_ms }, { signal }) {
+  async handler(deps, { x: givenX, y: givenY, element, count = 1, hold_ms, settle }, call) {
+    const { device } = deps;
     if (hold_ms !== undefined && count > 1) {
       throw new ToolInputError(
         "Cannot tap: give count (a double or triple tap) or hold_ms (a long press), not both",
@@ -36,21 +48,36 @@ export const phoneTap = defineTool({
       : count === 2
       ? "double-tap"
       : "tap";
+    if ((element === undefined) === (givenX === undefined || givenY === undefined)) {
+      throw new ToolInputError(
+        `Cannot ${action}: give either x and y (device pixels) or element (a name on screen), not both and not neither`,
+      );
+    }
+    let before = element === undefined ? await screenBefore(deps, settle) : undefined;
+    let named = "";
+    let x = givenX ?? 0;
+    let y = givenY ?? 0;
+    if (element !== undefined) {
+      const { locateElement } = await loadSettle();
+      const found = await locateElement(device, deps.clock, element, action);
+      ({ x, y } = found.element.center);
+      before = found.before;
+      named = ` ${found.described}:`;
+    }
     await checkOnScreen(device, action, [["the point", x, y]]);
     const command = hold_ms !== undefined
       ? longPressCommand(x, y, hold_ms)
       : count > 1
       ? multiTapCommand(x, y, count)
       : tapCommand(x, y);
-    await runInput(device, command, action, signal);
-    return textResult(
-      hold_ms !== undefined
-        ? `Long-pressed (${x}, ${y}) for ${hold_ms} ms.`
-        : count === 2
-        ? `Double-tapped (${x}, ${y}).`
-        : count === 3
-        ? `Triple-tapped (${x}, ${y}).`
-        : `Tapped (${x}, ${y}).`,
-    );
+    await runInput(device, command, action, call.signal);
+    const reply = hold_ms !== undefined
+      ? `Long-pressed${named} (${x}, ${y}) for ${hold_ms} ms.`
+      : count === 2
+      ? `Double-tapped${named} (${x}, ${y}).`
+      : count === 3
+      ? `Triple-tapped${named} (${x}, ${y}).`
+      : `Tapped${named} (${x}, ${y}).`;
+    return await actionResult(deps, call, settle, before, reply);
   },
 });

@@ -1,0 +1,66 @@
+// What the acting verbs share: the `settle` and `element` arguments, and the [changed] section added
+// once the screen settled. Cheap at start-up: the work (lib/settle.ts) loads on first use.
+
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { ScreenReading } from "../adb/device.ts";
+import { scanCharacters } from "../characters.ts";
+import { textResult, type ToolCall, type ToolDeps } from "./tool.ts";
+
+/** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
+export const SETTLE_BUDGET_S = 3;
+
+/** Reading the screen around an action; loaded on the first action that settles or names an element. */
+export const loadSettle = (): Promise<typeof import("../settle.ts")> => import("../settle.ts");
+
+export const settleField = z.boolean().default(true).describe(
+  `true (default): after acting, wait up to ${SETTLE_BUDGET_S} s for the screen to settle and add a [changed] section (app before → after, keyboard, elements that appeared + or disappeared -); false: answer at once, with no extra adb call`,
+);
+
+/** The sentence each acting verb's description ends with. */
+export const SETTLE_SENTENCE =
+  `The reply ends with [changed]: what the action did once the screen settled (up to ${SETTLE_BUDGET_S} s): the app before → after, the keyboard, elements that appeared (+) or disappeared (-), or "no visible change"; so you rarely need to look again. settle: false skips that wait.`;
+
+/**
+ * A name to find on screen: text, content-desc or resource-id. A control character has no place
+ * in one and is refused by the schema, before anything reaches the phone, as in every tool.
+ */
+export const elementName = (): z.ZodString =>
+  z.string().min(1).max(200).refine(
+    (name) => scanCharacters(name).control === undefined,
+    "the name contains a control character; give it as the screen shows it",
+  );
+
+export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
+  elementName().optional().describe(
+    `${what}: matched against text, content-desc and resource-id (exact, ignoring case, before substring) on a fresh UI tree`,
+  );
+
+/** The screen before the action, when settling; taking it costs no adb call. */
+export async function screenBefore(
+  deps: ToolDeps,
+  settle: boolean,
+): Promise<ScreenReading | undefined> {
+  // With settle false nothing is loaded or read; the remembered screen only stops being current.
+  if (!settle) {
+    deps.device.seen.last = undefined;
+    return undefined;
+  }
+  const { takeBefore } = await loadSettle();
+  return takeBefore(deps.device, deps.clock);
+}
+
+/** The verb's reply, followed by the [changed] section when settling. */
+export async function actionResult(
+  deps: ToolDeps,
+  call: ToolCall,
+  settle: boolean,
+  before: ScreenReading | undefined,
+  reply: string,
+): Promise<CallToolResult> {
+  if (!settle) return textResult(reply);
+  const { changedSection } = await loadSettle();
+  return textResult(
+    `${reply}\n\n${await changedSection(deps.device, deps.clock, call.signal, before)}`,
+  );
+}
