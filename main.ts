@@ -66,10 +66,10 @@ function narrowNet(config: Config): void {
   for (const host of plan.revoke) Deno.permissions.revokeSync({ name: "net", host });
 }
 
-function world(config: Config) {
+function world(config: Config, running?: Set<Deno.ChildProcess>) {
   return {
     device: createDevice({
-      run: createAdbRunner(),
+      run: createAdbRunner(undefined, undefined, running),
       serial: config.serial,
       timeoutMs: config.adbTimeoutMs,
       os: Deno.build.os,
@@ -82,8 +82,9 @@ function serve(config: Config): void {
   if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
   const memory = createGarbageCollector();
   const logError = (m: string) => writeErr(`phone-eye: ${m}`);
+  const running = new Set<Deno.ChildProcess>();
   const deps = {
-    ...world(config),
+    ...world(config, running),
     saveShot: shotSaver(config.shotsDir),
     lookBudgetMs: config.lookBudgetMs,
     clock: realClock,
@@ -99,6 +100,20 @@ function serve(config: Config): void {
       // The eyes, loaded once the client has its tool list, so the first look is not slower.
       preload(message);
     },
+    // At the end of input each call still in flight is answered first: the longest one is a look
+    // (its budget) whose device may first need one adb call to come back (its deadline).
+    drainLimitMs: config.lookBudgetMs + config.adbTimeoutMs,
+  });
+  // Every answer is out (or the drain limit passed): what adb still runs has no one to answer to.
+  void wire.closed.then(() => {
+    for (const child of running) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // It exited on its own in the meantime.
+      }
+    }
+    Deno.exit(0);
   });
   serveStdio(() => createServer(deps), {
     transport: wire,
