@@ -146,7 +146,10 @@ async function main(argv: string[]): Promise<number | undefined> {
     // The help text is loaded for --help only: serving reads names, never their documentation.
     if (command === "help") return writeOut((await import("./lib/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
-    config = loadConfig(readEnv, parsed.serial);
+    // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
+    config = loadConfig(readEnv, parsed.serial, {
+      keyInClear: command === "doctor" ? "report" : "refuse",
+    });
   } catch (error) {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;
