@@ -9,6 +9,7 @@ import { keySecrets, redact, scrubSecrets } from "../lib/vision/errors.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import { png } from "./fixtures/vision_images.ts";
+import { denoDir, testPermissionFlags } from "./helpers/phone_eye.ts";
 import { randomFrom } from "./helpers/prng.ts";
 
 const rng = randomFrom(0x17b3);
@@ -209,5 +210,63 @@ Deno.test("a vision host echoing the key in any spelling, in bodies and headers,
       await vision.close();
       await server.close();
     }
+  }
+});
+
+Deno.test("--doctor against a host that redirects to http://<key>.evil.example/ and echoes the key prints none of it", async () => {
+  const home = await Deno.makeTempDir({ prefix: "phone-eye-doctor-" });
+  // One main.ts per case (each costs a process start): the issue's redirect with the hex key it
+  // leaked exactly, and echoes of the other shapes in a body and a header.
+  const cases = [
+    ["sk-or-v1-", {
+      status: 302,
+      headers: { location: `http://${KEYS["sk-or-v1-"]}.evil.example/` },
+    }],
+    ["sk-proj-", { status: 500, body: Object.values(spellings(KEYS["sk-proj-"]!)).join(" | ") }],
+    ["AIza", {
+      status: 429,
+      headers: { "retry-after": KEYS["AIza"]!.toUpperCase() },
+      body: b64(`Bearer ${KEYS["AIza"]}`),
+    }],
+    ["sk-", { status: 503, body: JSON.stringify({ error: { message: b64(`x:${KEYS["sk-"]}`) } }) }],
+  ] as const;
+  try {
+    for (const [shape, trouble] of cases) {
+      const key = KEYS[shape]!;
+      const server = startOpenAiServer(trouble);
+      try {
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "--no-prompt",
+            ...await testPermissionFlags(),
+            new URL("../main.ts", import.meta.url).pathname,
+            "--doctor",
+          ],
+          clearEnv: true,
+          env: {
+            // No adb: its lines fail at once and no adb server starts; the vision line is the point.
+            PATH: "/nonexistent",
+            HOME: home,
+            DENO_DIR: await denoDir(),
+            NO_COLOR: "1",
+            PHONE_EYE_VISION_API_KEY: key,
+            PHONE_EYE_VISION_BASE_URL: server.url,
+          },
+          stdin: "null",
+        }).output();
+        const printed = new TextDecoder().decode(out.stdout) +
+          new TextDecoder().decode(out.stderr);
+        ok(printed.includes(`[FAIL] vision does not answer`), printed);
+        ok(printed.includes(`HTTP ${trouble.status}`), printed);
+        assertNoKey(printed, key, `${shape}, doctor, HTTP ${trouble.status}`);
+        ok(!printed.includes("evil.example"), printed);
+        deepEqual(server.requests.length, 1, "the redirect was not followed");
+      } finally {
+        await server.close();
+      }
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
