@@ -64,10 +64,10 @@ function narrowNet(config: Config): void {
   for (const host of plan.revoke) Deno.permissions.revokeSync({ name: "net", host });
 }
 
-function world(config: Config) {
+function world(config: Config, running?: Set<Deno.ChildProcess>) {
   return {
     device: createDevice({
-      run: createAdbRunner(),
+      run: createAdbRunner(undefined, undefined, running),
       serial: config.serial,
       timeoutMs: config.adbTimeoutMs,
       os: Deno.build.os,
@@ -82,8 +82,9 @@ function serve(config: Config): void {
   if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
   const memory = createGarbageCollector();
   const logError = (m: string) => writeErr(`phone-eye: ${m}`);
+  const running = new Set<Deno.ChildProcess>();
   const deps = {
-    ...world(config),
+    ...world(config, running),
     saveShot: shotSaver(config),
     lookBudgetMs: config.lookBudgetMs,
     clock: realClock,
@@ -99,6 +100,20 @@ function serve(config: Config): void {
       // The eyes, loaded once the client has its tool list, so the first look is not slower.
       preload(message);
     },
+    // At the end of input each call still in flight is answered first: the longest one is a look
+    // (its budget) whose device may first need one adb call to come back (its deadline).
+    drainLimitMs: config.lookBudgetMs + config.adbTimeoutMs,
+  });
+  // Every answer is out (or the drain limit passed): what adb still runs has no one to answer to.
+  void wire.closed.then(() => {
+    for (const child of running) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // It exited on its own in the meantime.
+      }
+    }
+    Deno.exit(0);
   });
   serveStdio(() => createServer(deps), {
     transport: wire,
@@ -131,7 +146,10 @@ async function main(argv: string[]): Promise<number | undefined> {
     // The help text is loaded for --help only: serving reads names, never their documentation.
     if (command === "help") return writeOut((await import("./lib/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
-    config = loadConfig(readEnv, parsed.serial);
+    // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
+    config = loadConfig(readEnv, parsed.serial, {
+      keyInClear: command === "doctor" ? "report" : "refuse",
+    });
   } catch (error) {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;

@@ -62,6 +62,21 @@ export interface Config {
   shotsMaxBytes: number;
   /** How long phone_look may run before it answers with what has arrived (lookBudgetMs). */
   lookBudgetMs: number;
+  /**
+   * PHONE_EYE_VISION_ALLOW_HTTP=1: the user let the vision credentials go over plain http:// to a
+   * host other than this machine (keyInClear says when they would).
+   */
+  visionAllowHttp: boolean;
+}
+
+/** How loadConfig treats vision credentials that would travel unencrypted (keyInClear). */
+export interface LoadOptions {
+  /**
+   * "refuse" (serving): a ConfigError, so phone-eye does not start. "report" (--doctor): vision
+   * is turned off with the refusal as its problem, so the doctor prints it as a FAIL line and
+   * sends nothing.
+   */
+  keyInClear?: "refuse" | "report";
 }
 
 export type Command = "serve" | "help" | "version" | "doctor";
@@ -158,7 +173,11 @@ export async function parseCommandLine(
 }
 
 /** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */
-export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
+export function loadConfig(
+  readEnv: ReadEnv,
+  serialFlag?: string,
+  options: LoadOptions = {},
+): Config {
   const serial = nonEmpty(serialFlag) ?? nonEmpty(readEnv("ANDROID_SERIAL"));
   if (serial !== undefined && !/^[\w.:\[\]%-]+$/.test(serial)) {
     throw new ConfigError(
@@ -167,7 +186,13 @@ export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
       }: use the serial "adb devices" prints, or ip:port for Wi-Fi`,
     );
   }
-  const vision = loadVisionConfigOrProblem(readEnv);
+  const visionAllowHttp = readAllowHttp(readEnv);
+  let vision = loadVisionConfigOrProblem(readEnv);
+  const inClear = visionAllowHttp ? undefined : keyInClear(vision);
+  if (inClear !== undefined) {
+    if ((options.keyInClear ?? "refuse") === "refuse") throw new ConfigError(inClear);
+    vision = { route: "none", problem: inClear };
+  }
   return {
     serial,
     adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
@@ -175,7 +200,54 @@ export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
     shotsMaxBytes: readShotsMaxMb(readEnv) * 1024 * 1024,
     lookBudgetMs: lookBudgetMs(vision),
+    visionAllowHttp,
   };
+}
+
+/** The opt-in is one exact value, so a stray "0" or "false" can never mean yes. */
+function readAllowHttp(readEnv: ReadEnv): boolean {
+  const raw = nonEmpty(readEnv("PHONE_EYE_VISION_ALLOW_HTTP"));
+  if (raw === undefined) return false;
+  if (raw === "1") return true;
+  throw new ConfigError(
+    `PHONE_EYE_VISION_ALLOW_HTTP must be 1 or unset, not ${
+      JSON.stringify(raw.slice(0, 20))
+    }: set it to 1 only to send the vision key unencrypted over plain http:// to a LAN host`,
+  );
+}
+
+/**
+ * Whether a host name is this machine: 127.0.0.0/8, ::1 (and the IPv4-mapped 127 addresses) or
+ * "localhost". URL has already normalised the spellings (2130706433 and 0x7f.1 become 127.x).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "[::1]" ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
+}
+
+/**
+ * Why the vision settings would send a credential unencrypted, or undefined when they would not:
+ * the direct route with a key, or either route with a query string in its URL (where a token
+ * goes), to a plain http:// host that is not this machine. Anyone on the path could read it.
+ */
+export function keyInClear(vision: VisionConfig): string | undefined {
+  if (vision.route === "none") return undefined;
+  const [name, raw] = vision.route === "direct"
+    ? ["PHONE_EYE_VISION_BASE_URL", vision.baseUrl] as const
+    : ["PHONE_EYE_VISION_URL", vision.url] as const;
+  const url = new URL(raw);
+  if (url.protocol !== "http:" || isLoopbackHost(url.hostname)) return undefined;
+  const what = vision.route === "direct" && vision.apiKey !== undefined
+    ? "PHONE_EYE_VISION_API_KEY"
+    : url.search.length > 1
+    ? `the query of ${name} (a token, perhaps)`
+    : undefined;
+  if (what === undefined) return undefined;
+  return `Refused: ${name} is plain http:// to ${url.host}, which is not this machine, so ${what} ` +
+    `would travel unencrypted and anyone on the network could read it. Use the server's https:// ` +
+    `address; or, only for a model server on a LAN you trust that has no TLS, set ` +
+    `PHONE_EYE_VISION_ALLOW_HTTP=1`;
 }
 
 /**

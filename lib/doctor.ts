@@ -5,7 +5,7 @@ import { ADB_KEYBOARD_RELEASES, imeStateCommand, parseImeState } from "./adb/adb
 import { getpropCommand } from "./adb/commands.ts";
 import type { Device } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
-import type { Config } from "./config.ts";
+import { type Config, keyInClear } from "./config.ts";
 import { ENV_VARS } from "./env_vars.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
@@ -195,6 +195,35 @@ async function checkVision(vision: Vision, config: Config): Promise<Check> {
 }
 
 /**
+ * Shown whenever PHONE_EYE_VISION_ALLOW_HTTP=1 is set: the user opted in to an unencrypted key,
+ * and the doctor says where it goes (or that nothing needs the opt-in). Information: the choice
+ * was made on purpose, so it fails nothing.
+ */
+function keyTransport(config: Config): Check | null {
+  if (!config.visionAllowHttp) return null;
+  const inClear = keyInClear(config.vision);
+  if (inClear === undefined) {
+    return {
+      ok: true,
+      info: true,
+      title: "PHONE_EYE_VISION_ALLOW_HTTP=1 is set but unused",
+      detail: [
+        "no vision credential goes over plain http:// to another host; unset it so a later http:// URL is refused again",
+      ],
+    };
+  }
+  const where = `${visionHost(config.vision)}:${visionPort(config.vision)}`;
+  return {
+    ok: true,
+    info: true,
+    title: `vision credentials sent unencrypted to ${where} (PHONE_EYE_VISION_ALLOW_HTTP=1)`,
+    detail: [
+      "anyone on that network can read them; use https:// when the server offers it, and unset PHONE_EYE_VISION_ALLOW_HTTP",
+    ],
+  };
+}
+
+/**
  * The net grants, the screenshot folder and the rest of the sandbox, as the running Deno reports
  * them. Returns the check and whether the screenshot folder is usable, which the screenshot
  * check reports on so the two never disagree.
@@ -349,6 +378,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     gated(phone, "the phone"),
     ...(keyboard === null ? [] : [keyboard]),
     gated(vision, "the vision route (when one is configured)"),
+    ...[keyTransport(deps.config)].filter((c) => c !== null),
     gated(permissions, "the permissions"),
     gated(
       shotsPolicy(deps.config, shotsUsable),

@@ -51,6 +51,10 @@ const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
     meaning: "tool called on the MCP vision server",
     default: { value: DEFAULT_VISION_TOOL },
   },
+  PHONE_EYE_VISION_ALLOW_HTTP: {
+    meaning: "`1` lets the key go unencrypted to a plain `http://` host not on this machine",
+    default: { phrase: "refused" },
+  },
   PHONE_EYE_SHOTS: {
     meaning: "folder where screenshots are kept; unset = screenshots never touch disk",
     default: "unset",

@@ -93,7 +93,9 @@ export async function waitThenLook(
   } finally {
     await progress.stop();
   }
-  if (call.signal.aborted) return errorResult("Cannot look: the client cancelled the call while it waited");
+  if (call.signal.aborted) {
+    return errorResult("Cannot look: the client cancelled the call while it waited");
+  }
   const waited = clock.now() - started;
   const line = met === undefined
     ? `"${wait.name}" did not ${verb} within ${seconds(limit)}`

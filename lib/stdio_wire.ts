@@ -9,6 +9,12 @@
 // JSON-RPC 2.0 (https://www.jsonrpc.org/specification, "5.1 Error object") answers both: -32700
 // for text that is not JSON, -32600 for JSON that is not a valid request, with a null id when the
 // request's id cannot be read.
+//
+// It also keeps the two promises a client relies on that the SDK leaves to the transport: a
+// request line that is not UTF-8 is refused with where it breaks (never decoded with U+FFFD and
+// run as if the user typed that), a request reusing the id of one still in flight is refused
+// without running, and at the end of input every request already in flight is answered before
+// the wire closes (bounded by drainLimitMs).
 
 import {
   INVALID_REQUEST,
@@ -21,6 +27,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { concatBytes } from "./bytes.ts";
+import { type Clock, realClock } from "./clock.ts";
 
 /** The longest line read, in bytes: the SDK's own stdio cap, far above any real request. */
 export const MAX_LINE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
@@ -163,6 +170,77 @@ export function judgeLine(line: string): LineVerdict {
   }
 }
 
+/**
+ * Where the first byte that is not UTF-8 (RFC 3629, section 4: no overlong forms, no surrogates,
+ * nothing above U+10FFFF, no cut-off sequence) starts in `bytes`, counted from 0; -1 when all is
+ * UTF-8. Only asked once the native decoder has refused the line, so the hot path is native.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The lead byte says how many continuation bytes follow and the range the second one must be in.
+    let need: number, low = 0x80, high = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) low = 0xa0; // overlong
+      if (b === 0xed) high = 0x9f; // surrogates
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) low = 0x90; // overlong
+      if (b === 0xf4) high = 0x8f; // above U+10FFFF
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined) return i;
+      if (k === 1 ? c < low || c > high : c < 0x80 || c > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const lenientUtf8 = new TextDecoder("utf-8");
+
+/**
+ * judgeLine for the bytes of a line. A line that is not UTF-8 is refused whole (-32700, as JSON
+ * text must be UTF-8, RFC 8259 section 8.1), naming the byte where it breaks, with the request's
+ * id when the rest of the line still reads as a request: nothing in it is run, so no character is
+ * guessed and typed.
+ */
+export function judgeLineBytes(bytes: Uint8Array): LineVerdict {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    let id: Id | null = null;
+    try {
+      const value: unknown = JSON.parse(lenientUtf8.decode(bytes));
+      const object = value as Record<string, unknown> | null;
+      if (typeof object === "object" && object !== null && "method" in object && isId(object.id)) {
+        id = object.id;
+      }
+    } catch {
+      // not JSON either: the id stays unreadable
+    }
+    return answer(
+      id,
+      PARSE_ERROR,
+      `Parse error: invalid UTF-8 at byte ${
+        at < 0 ? 0 : at
+      } of the line; JSON-RPC text must be UTF-8, and nothing in this line was run`,
+    );
+  }
+  return judgeLine(text);
+}
+
 /** What the wire reads from: Deno.stdin, or anything with its read() (null at the end). */
 export interface ByteSource {
   read(into: Uint8Array): Promise<number | null>;
@@ -187,14 +265,33 @@ export interface StdioWireOptions {
    * What it throws goes to onerror; the send still succeeds.
    */
   afterSend?: (message: JSONRPCMessage) => void;
+  /**
+   * How long the wire waits, once its input has ended, for the answers to requests still in
+   * flight before it closes anyway: the longest deadline a call runs under (main.ts says which).
+   */
+  drainLimitMs?: number;
+  /** What the drain limit is timed on (the machine's clock unless a test passes a fake one). */
+  clock?: Clock;
+}
+
+/** The drain limit when none is given: a look's default budget and one adb deadline (config.ts). */
+const DEFAULT_DRAIN_LIMIT_MS = 65_000;
+
+/** What a response answers: its id, when it is a result or an error for a request. */
+function answeredId(message: JSONRPCMessage): Id | undefined {
+  if (!("result" in message) && !("error" in message)) return undefined;
+  const id = (message as { id?: unknown }).id;
+  return isId(id) ? id : undefined;
 }
 
 /**
  * The server's side of the stdio wire (main.ts passes Deno.stdin and Deno.stdout). Reads and
  * writes go straight to the resources, not through Web Streams: the first `Deno.stdin.readable`
  * or `Deno.stdout.writable` costs some 6 ms of start-up on this project's machines, before any
- * message can be read (bench/hand_bench.ts). Messages are written whole and in order. Closes when
- * the input ends, as the MCP stdio transport says a server should.
+ * message can be read (bench/hand_bench.ts). Messages are written whole and in order. When the
+ * input ends it answers what is in flight first (each request within its own deadline, all within
+ * drainLimitMs), then closes, as the MCP stdio transport says a server should: a tap whose request
+ * was the client's last line still gets its answer.
  */
 export class StdioWire implements Transport {
   onclose?: Transport["onclose"];
@@ -205,16 +302,33 @@ export class StdioWire implements Transport {
   readonly #output: ByteSink;
   readonly #maxLineBytes: number;
   readonly #afterSend: ((message: JSONRPCMessage) => void) | undefined;
+  readonly #drainLimitMs: number;
+  readonly #clock: Clock;
   #started = false;
   #closed = false;
   /** The last write queued: each message is written whole after the one before it. */
   #writing: Promise<void> = Promise.resolve();
+  /** The ids of the requests read and not yet answered (nor cancelled by the client). */
+  readonly #inFlight = new Set<Id>();
+  /** The input has ended: the wire closes once nothing is in flight. */
+  #inputEnded = false;
+  #cancelDrainLimit: () => void = () => {};
+  #markClosed: () => void = () => {};
+  /** Settles once the wire has closed, after its last answer was written. */
+  readonly closed: Promise<void> = new Promise((resolve) => this.#markClosed = resolve);
 
   constructor(input: ByteSource, output: ByteSink, options: StdioWireOptions = {}) {
     this.#input = input;
     this.#output = output;
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.#afterSend = options.afterSend;
+    this.#drainLimitMs = options.drainLimitMs ?? DEFAULT_DRAIN_LIMIT_MS;
+    this.#clock = options.clock ?? realClock;
+  }
+
+  /** How many requests are waiting for their answer. */
+  get inFlight(): number {
+    return this.#inFlight.size;
   }
 
   start(): Promise<void> {
@@ -225,16 +339,46 @@ export class StdioWire implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    const id = answeredId(message);
+    return this.#write(message, () => {
+      if (id !== undefined && this.#inFlight.delete(id)) this.#closeIfDrained();
+    });
+  }
+
+  /** An answer of the wire's own (a broken line, a reused id): it answers no request in flight. */
+  #answer(error: JSONRPCErrorResponse): void {
+    this.#write(error, () => {}).catch(() => {});
+  }
+
+  #write(message: JSONRPCMessage, whenWritten: () => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("the stdio wire is closed"));
     const bytes = new TextEncoder().encode(serializeMessage(message));
     const written = this.#writing.then(() => this.#writeAll(bytes));
     this.#writing = written.catch(() => {});
-    return written.then(() => this.#sent(message), (error) => {
+    return written.then(() => {
+      this.#sent(message);
+      whenWritten();
+    }, (error) => {
       // The client stopped reading (its end of the pipe is gone): nothing more can be said.
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       void this.close();
       throw error;
     });
+  }
+
+  /** Once the input has ended and the last answer is out, the wire closes. */
+  #closeIfDrained(): void {
+    if (this.#inputEnded && this.#inFlight.size === 0) void this.close();
+  }
+
+  /** The input ended: close now, or once what is in flight is answered, or at the drain limit. */
+  #inputEnd(): void {
+    if (this.#closed) return;
+    this.#inputEnded = true;
+    if (this.#inFlight.size > 0) {
+      this.#cancelDrainLimit = this.#clock.setTimer(this.#drainLimitMs, () => void this.close());
+    }
+    this.#closeIfDrained();
   }
 
   #sent(message: JSONRPCMessage): void {
@@ -248,12 +392,14 @@ export class StdioWire implements Transport {
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
+    this.#cancelDrainLimit();
     try {
       this.#input.close?.(); // ends the pending read
     } catch {
       // Already closed: nothing to end.
     }
     this.onclose?.();
+    this.#markClosed();
     return Promise.resolve();
   }
 
@@ -263,34 +409,61 @@ export class StdioWire implements Transport {
 
   async #read(): Promise<void> {
     const framer = new LineFramer(this.#maxLineBytes);
-    const decoder = new TextDecoder();
     const buffer = new Uint8Array(READ_BYTES); // the framer copies what it keeps
     try {
       for (;;) {
         const n = await this.#input.read(buffer);
         if (n === null || this.#closed) break;
-        for (const piece of framer.push(buffer.subarray(0, n))) this.#handle(piece, decoder);
+        for (const piece of framer.push(buffer.subarray(0, n))) this.#handle(piece);
         // Answers to broken lines are not awaited one by one; a client that floods them without
         // reading stdout is held here, so the unsent answers cannot pile up in memory.
         await this.#writing;
       }
-      for (const piece of framer.end()) this.#handle(piece, decoder);
+      if (!this.#closed) { for (const piece of framer.end()) this.#handle(piece); }
     } catch (error) {
       if (!this.#closed) this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-    } finally {
       void this.close();
+      return;
     }
+    this.#inputEnd();
   }
 
-  #handle(piece: Framed, decoder: TextDecoder): void {
+  #handle(piece: Framed): void {
     const verdict = piece.kind === "overflow"
       ? answer(
         null,
         INVALID_REQUEST,
         `Invalid Request: a line longer than ${piece.maxBytes} bytes was discarded; no MCP request needs one that long`,
       )
-      : judgeLine(decoder.decode(piece.bytes));
+      : this.#admit(judgeLineBytes(piece.bytes));
     if (verdict.kind === "message") this.onmessage?.(verdict.message);
-    else if (verdict.kind === "answer") this.send(verdict.error).catch(() => {});
+    else if (verdict.kind === "answer") this.#answer(verdict.error);
+  }
+
+  /**
+   * Counts a request in flight, or refuses it when its id already is: two answers with one id
+   * could not be told apart, so the second request is answered with an error and never run. A
+   * cancelled request leaves the count (MCP: no answer is sent for it).
+   */
+  #admit(verdict: LineVerdict): LineVerdict {
+    if (verdict.kind !== "message") return verdict;
+    const message = verdict.message as { method?: unknown; id?: unknown; params?: unknown };
+    if (typeof message.method !== "string") return verdict;
+    if (isId(message.id)) {
+      if (this.#inFlight.has(message.id)) {
+        return answer(
+          message.id,
+          INVALID_REQUEST,
+          `Invalid Request: request id ${
+            JSON.stringify(message.id)
+          } is already in flight, so this request was not run; give each request its own id`,
+        );
+      }
+      this.#inFlight.add(message.id);
+    } else if (message.method === "notifications/cancelled") {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (isId(requestId) && this.#inFlight.delete(requestId)) this.#closeIfDrained();
+    }
+    return verdict;
   }
 }

@@ -113,6 +113,8 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
     userConfig: { key: "vision_mcp_url", title: "Vision MCP server URL" },
   },
   PHONE_EYE_VISION_TOOL: { default: DEFAULT_VISION_TOOL, whenEmpty: DEFAULT_VISION_TOOL },
+  // Not asked in the install dialog: sending a key unencrypted is opted into by hand, knowingly.
+  PHONE_EYE_VISION_ALLOW_HTTP: { whenEmpty: "the key goes over https:// or to this machine only" },
   PHONE_EYE_SHOTS: {
     leftOut: "a release binary may not write files (deno task compile --shots-dir bakes one " +
       "folder into a custom build), so setting it only gets a refusal",

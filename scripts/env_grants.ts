@@ -12,6 +12,8 @@ const SETTINGS: { readonly [name in EnvVar]: string } = {
   PHONE_EYE_VISION_MODEL: "model name for the direct vision route",
   PHONE_EYE_VISION_URL: "MCP vision server (streamable HTTP) for the MCP route",
   PHONE_EYE_VISION_TOOL: "tool to call on the MCP vision server",
+  PHONE_EYE_VISION_ALLOW_HTTP:
+    "opts in to sending the vision key over plain http:// to a LAN host (refused otherwise)",
   PHONE_EYE_SHOTS: "folder to keep screenshots in; unset means they never touch disk",
   PHONE_EYE_SHOTS_MAX_MB: "how much of that folder phone-eye's screenshots may take",
   PHONE_EYE_ADB_TIMEOUT_MS: "timeout for each adb call",

@@ -6,6 +6,7 @@ import {
   DEFAULT_MODEL,
   type EnvVar,
   FLAG_FORMS,
+  isLoopbackHost,
   loadConfig,
   parseCommandLine,
 } from "../lib/config.ts";
@@ -276,5 +277,78 @@ Deno.test({
     assert.ok("error" in resolveKey("0"));
     assert.ok("error" in resolveKey("401"));
     assert.ok("error" in resolveKey("3; reboot"));
+  },
+});
+
+Deno.test({
+  name:
+    "a key bound for plain http:// to another host is refused unless PHONE_EYE_VISION_ALLOW_HTTP=1",
+  permissions: "none",
+  fn() {
+    const key = { PHONE_EYE_VISION_API_KEY: "sk-or-v1-" + "ab".repeat(32) };
+    const refused: Array<Partial<Record<EnvVar, string>>> = [
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://192.168.1.50:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://api.openai.com/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "HTTP://10.0.0.7/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://[fe80::1]:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://localhost.evil.example/v1" },
+      // A token in the query goes in clear too, keyless or on the MCP route.
+      { PHONE_EYE_VISION_BASE_URL: "http://192.168.1.50/v1?api-key=zzz" },
+      { PHONE_EYE_VISION_URL: "http://10.0.0.5:9000/mcp?token=zzz" },
+    ];
+    for (const vars of refused) {
+      const what = JSON.stringify(vars);
+      assert.throws(
+        () => loadConfig(env(vars)),
+        (e: unknown) =>
+          e instanceof ConfigError &&
+          /^Refused: PHONE_EYE_VISION_(BASE_)?URL is plain http:\/\//.test(e.message) &&
+          e.message.includes("travel unencrypted") && e.message.includes("https://") &&
+          e.message.includes("PHONE_EYE_VISION_ALLOW_HTTP=1") && !e.message.includes("zzz") &&
+          !e.message.includes("abab"),
+        what,
+      );
+      // The doctor gets the refusal as vision's problem, so it prints a FAIL and sends nothing.
+      const reported = loadConfig(env(vars), undefined, { keyInClear: "report" });
+      assert.equal(reported.vision.route, "none", what);
+      assert.match(
+        reported.vision.route === "none" ? reported.vision.problem ?? "" : "",
+        /^Refused/,
+      );
+      // Opted in: accepted as configured, and the Config says so.
+      const opted = loadConfig(env({ ...vars, PHONE_EYE_VISION_ALLOW_HTTP: "1" }));
+      assert.notEqual(opted.vision.route, "none", what);
+      assert.equal(opted.visionAllowHttp, true);
+    }
+    const accepted: Array<Partial<Record<EnvVar, string>>> = [
+      { ...key },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "https://192.168.1.50:8443/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://127.0.0.1:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://127.9.9.9:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://2130706433:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://LOCALHOST:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://[::1]:8080/v1" },
+      { ...key, PHONE_EYE_VISION_BASE_URL: "http://[::ffff:127.0.0.1]:8080/v1" },
+      // No credential to protect: a keyless LAN model server is fine over http.
+      { PHONE_EYE_VISION_BASE_URL: "http://192.168.1.50:8080/v1" },
+      { PHONE_EYE_VISION_URL: "http://10.0.0.5:9000/mcp" },
+    ];
+    for (const vars of accepted) {
+      const config = loadConfig(env(vars));
+      assert.equal(config.vision.route === "none" ? config.vision.problem : "ok", "ok");
+      assert.equal(config.visionAllowHttp, false);
+    }
+    for (const value of ["true", "yes", "0"]) {
+      assert.throws(
+        () => loadConfig(env({ PHONE_EYE_VISION_ALLOW_HTTP: value })),
+        /PHONE_EYE_VISION_ALLOW_HTTP must be 1 or unset/,
+      );
+    }
+    assert.deepEqual(
+      ["127.0.0.1", "localhost", "[::1]", "10.0.0.1", "127.0.0.1.nip.io", "[::2]"].map(
+        isLoopbackHost,
+      ),
+      [true, true, true, false, false, false],
+    );
   },
 });

@@ -559,7 +559,8 @@ function malformedLine(rng: Random, n: number): Line {
       };
     }
     case 14: {
-      // Raw bytes that are not UTF-8 inside a string: decoded as U+FFFD, then refused as text.
+      // Raw bytes that are not UTF-8 inside a string: refused by the wire, where they start, with
+      // the request's id; never decoded as U+FFFD and typed (issue 17 item 8).
       const head = enc.encode(
         `{"jsonrpc":"2.0","id":${
           JSON.stringify(id)
@@ -572,11 +573,10 @@ function malformedLine(rng: Random, n: number): Line {
         bytes: new Uint8Array([...head, ...bad, ...tail]),
         expect: {
           reply: id,
-          check: (r) =>
-            assertRefusal(`line ${n} (invalid UTF-8)`, {
-              isError: r.result?.isError,
-              text: textOf(r.result ?? {}),
-            }),
+          check: (r) => {
+            assert.equal(r.error?.code, -32700, `line ${n} (invalid UTF-8): ${JSON.stringify(r)}`);
+            assert.match(r.error.message, new RegExp(`invalid UTF-8 at byte ${head.length} `));
+          },
         },
       };
     }

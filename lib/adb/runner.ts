@@ -149,6 +149,8 @@ function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () =
 export function createAdbRunner(
   binary = "adb",
   env: Record<string, string> = adbEnvironment(),
+  /** Where each adb process is kept while it runs, so main.ts can end them all on the way out. */
+  running?: Set<Deno.ChildProcess>,
 ): RunAdb {
   return async (args, { timeoutMs, output, signal }) => {
     if (signal?.aborted) return { kind: "cancelled" };
@@ -165,6 +167,7 @@ export function createAdbRunner(
     } catch (error) {
       return { kind: "spawn-failed", error: error as Error };
     }
+    running?.add(child);
     let stopped: "timeout" | "cancelled" | "stdout" | "stderr" | undefined;
     const stop = (why: NonNullable<typeof stopped>) => {
       if (stopped !== undefined) return;
@@ -188,6 +191,7 @@ export function createAdbRunner(
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", cancel);
+      running?.delete(child);
     }
     // adb has ended. Its pipes end with it unless a process it forked still holds them: the readers
     // get DRAIN_GRACE_MS more, then are cancelled, so the answer never waits on that process.

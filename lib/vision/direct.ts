@@ -122,15 +122,11 @@ export function createDirectVision(
           : "(is it valid for this provider and PHONE_EYE_VISION_BASE_URL?)");
     }
     if (response.status >= 300 && response.status < 400) {
-      let target = "";
-      try {
-        const to = response.headers.get("location");
-        if (to) target = ` to ${new URL(to, url).origin}`;
-      } catch {
-        // an unparseable Location is left out of the message
-      }
-      return `${server}, a redirect${target}; phone-eye does not follow redirects (they could carry the key ` +
-        `elsewhere): set PHONE_EYE_VISION_BASE_URL to the final address (often https:// instead of http://)`;
+      // Where it points is never quoted: a hostile server can spell the key into the Location's
+      // host or path (http://<key>.evil.example/), and a host name comes back lower-cased.
+      return `${server}, a redirect; phone-eye does not follow redirects (they could carry the key ` +
+        `elsewhere) and does not print where they point: set PHONE_EYE_VISION_BASE_URL to the ` +
+        `provider's documented address (often https:// instead of http://)`;
     }
     if (response.status === 404) {
       return `${server} for /chat/completions${said}. Check that PHONE_EYE_VISION_BASE_URL is the API base ` +

@@ -137,10 +137,60 @@ function hostOf(endpoint: string): string {
 const REDACTED = "[redacted]";
 /** Below this length a query value or path segment is not scrubbed on its own (only as part of the whole URL). */
 const MIN_PART_SECRET = 8;
+/**
+ * Below this length a key is only matched as written: a test's one-letter key must not take every
+ * "k" of a message with it. Real keys are 30 to 170 characters.
+ */
+const MIN_SPELLED_KEY = 12;
+/**
+ * The shortest run of base64 worth scrubbing as a piece of the key: 16 characters are 12 bytes of
+ * the key, which ordinary text does not hold by chance.
+ */
+const MIN_BASE64_PIECE = 16;
 
-/** The forms of the API key a server could send back: as configured, and percent-encoded. */
+/**
+ * The forms of the API key a server could send back. Letter case and per-character escapes
+ * (percent-encoding, JSON \u escapes) are matched by redact() itself; listed here are the
+ * spellings it cannot find that way: the key in base64, alone and as `Bearer <key>` (an echoed
+ * Authorization header), in the standard and URL-safe alphabets, with and without padding, and
+ * every run of base64 that spells the key inside a longer base64 blob. A blob encodes 3 bytes
+ * as 4 characters, so the key lands at one of 3 byte alignments, and at each the characters of
+ * the groups that hold key bytes only are the same whatever the blob around them (keyPieces).
+ */
 export function keySecrets(key: string | undefined): string[] {
-  return key ? unique([key, encodeURIComponent(key)]) : [];
+  if (!key) return [];
+  const out = [key, encodeURIComponent(key)];
+  if (key.length >= MIN_SPELLED_KEY) {
+    const bytes = new TextEncoder().encode(key);
+    const bearer = new TextEncoder().encode(`Bearer ${key}`);
+    for (const whole of [bytes, bearer]) {
+      const b64 = whole.toBase64();
+      out.push(b64, b64.replace(/=+$/, ""));
+    }
+    out.push(...keyPieces(bytes));
+    // The URL-safe alphabet (RFC 4648 section 5) of every base64 form above.
+    for (const form of out.slice(2)) out.push(form.replaceAll("+", "-").replaceAll("/", "_"));
+  }
+  return unique(out);
+}
+
+/**
+ * The base64 characters that encode `bytes` inside any longer blob, at each of the 3 byte
+ * alignments: encode the bytes behind 0, 1 or 2 filler bytes and keep the 4-character groups made
+ * of key bytes only (the first group mixes in the filler, the last one whatever follows).
+ */
+function keyPieces(bytes: Uint8Array): string[] {
+  const pieces: string[] = [];
+  for (let lead = 0; lead < 3; lead++) {
+    const padded = new Uint8Array(lead + bytes.length);
+    padded.set(bytes, lead);
+    const b64 = padded.toBase64();
+    const first = Math.ceil(lead / 3);
+    const end = Math.floor((lead + bytes.length) / 3);
+    const piece = b64.slice(4 * first, 4 * end);
+    if (piece.length >= MIN_BASE64_PIECE) pieces.push(piece);
+  }
+  return pieces;
 }
 
 /**
@@ -173,36 +223,52 @@ export function urlSecrets(url: string): string[] {
 }
 
 /**
+ * One pattern for a secret in any spelling redact() finds by itself: each character as written
+ * in either letter case, percent-encoded (%xx, either case of hex), as a JSON \u escape, and "/"
+ * also as JSON's "\/". Short secrets are matched as written only.
+ */
+function spelled(secret: string): string {
+  if (secret.length < MIN_SPELLED_KEY) return `(?-i:${escapeRegExp(secret)})`;
+  return [...secret].map((c) => {
+    const code = c.codePointAt(0)!;
+    const forms = [escapeRegExp(c)];
+    const utf8 = [...new TextEncoder().encode(c)];
+    forms.push(utf8.map((b) => `%${hex(b, 2)}`).join(""));
+    if (code <= 0xffff) forms.push(`\\\\u${hex(code, 4)}`);
+    if (c === "/") forms.push("\\\\/");
+    return `(?:${forms.join("|")})`;
+  }).join("");
+}
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, "0");
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/**
  * Replaces each secret in text a server sent back, longest first (so a whole URL goes before its
- * parts). Exact matches only: for a vision answer, whose other words must stay as the model wrote them.
- * A secret hidden behind JSON escapes (`\u0070e-…`, `\/`) is found too: the text is then unescaped.
+ * parts), in the spellings spelled() lists: a server may quote the key upper-cased, percent- or
+ * \u-escaped. Nothing else is touched, so a vision answer's other words stay as the model wrote them.
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  const ordered = [...secrets].filter((s) => s !== "").sort((a, b) => b.length - a.length);
-  const replaceAll = (t: string) => ordered.reduce((acc, s) => acc.split(s).join(REDACTED), t);
-  const out = replaceAll(text);
-  if (!JSON_ESCAPE.test(out)) return out;
-  const plain = unescapeJson(out);
-  return ordered.some((s) => plain.includes(s)) ? replaceAll(plain) : out;
+  const ordered = unique(secrets.filter((s) => s !== "")).sort((a, b) => b.length - a.length);
+  if (ordered.length === 0) return text;
+  return text.replace(new RegExp(ordered.map(spelled).join("|"), "gi"), REDACTED);
 }
 
 /** redact(), then anything shaped like a credential: for error text, which is only ever quoted. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   return redact(text, secrets)
-    .replace(/(bearer|basic)\s+[^\s"',;}\]]+/gi, "$1 [redacted]")
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_\-]{6,}/g, REDACTED)
+    // A value already redacted is left as it is (a second pass once made "[redacted]]" of it).
+    .replace(/(bearer|basic)\s+(?!\[redacted\])[^\s"',;}\]]+/gi, "$1 [redacted]")
+    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_\-]{6,}/gi, REDACTED)
+    // Google's API keys (AIza and 35 more characters).
+    .replace(/\bAIza[0-9A-Za-z_\-]{20,}/g, REDACTED)
     .replace(
-      /("?(?:api[_-]?key|authorization|x-api-key|token)"?\s*[:=]\s*"?)[^"\s,}]+/gi,
+      /("?(?:api[_-]?key|authorization|x-api-key|token)"?\s*[:=]\s*"?)(?!\[redacted\])[^"\s,}]+/gi,
       "$1[redacted]",
     );
-}
-
-const JSON_ESCAPE = /\\u[0-9a-fA-F]{4}|\\\//;
-
-function unescapeJson(text: string): string {
-  return text
-    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-    .replace(/\\\//g, "/");
 }
 
 function decoded(text: string): string {

@@ -3,7 +3,7 @@
 
 import { type Clock, realClock } from "../clock.ts";
 import type { VisionConfig } from "../config.ts";
-import { VisionError } from "./errors.ts";
+import { keySecrets, redact, scrubSecrets, urlSecrets, VisionError } from "./errors.ts";
 import { endpointOf, type Vision, type VisionOff } from "./route.ts";
 
 export interface VisionDeps {
@@ -21,12 +21,14 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
       return lazyVision(
         "direct",
         endpointOf(config.baseUrl),
+        [...keySecrets(config.apiKey), ...urlSecrets(config.baseUrl)],
         () => import("./direct.ts").then((m) => m.createDirectVision(config, fetchFn, clock)),
       );
     case "mcp":
       return lazyVision(
         "mcp",
         endpointOf(config.url),
+        urlSecrets(config.url),
         () => import("./mcp.ts").then((m) => m.createMcpVision(config, fetchFn, clock)),
       );
     case "none":
@@ -38,8 +40,16 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
  * A route whose module loads on first use. The MCP client SDK is the largest import phone-eye has,
  * and neither route is needed to answer initialize or tools/list: loading them when a look needs
  * one keeps start-up to tools/list short (bench/hand_bench.ts).
+ *
+ * Every answer and every failure leaves through here, scrubbed of `secrets` once more: whatever a
+ * route's message quotes, phone_look's [vision] text and the doctor's lines never hold the key.
  */
-function lazyVision(route: Vision["route"], endpoint: string, load: () => Promise<Vision>): Vision {
+function lazyVision(
+  route: Vision["route"],
+  endpoint: string,
+  secrets: readonly string[],
+  load: () => Promise<Vision>,
+): Vision {
   let loaded: Promise<Vision> | undefined;
   return {
     route,
@@ -47,7 +57,14 @@ function lazyVision(route: Vision["route"], endpoint: string, load: () => Promis
     unavailable: undefined,
     async describe(image, prompt, signal) {
       loaded ??= load();
-      return await (await loaded).describe(image, prompt, signal);
+      try {
+        return redact(await (await loaded).describe(image, prompt, signal), secrets);
+      } catch (error) {
+        if (!(error instanceof VisionError)) throw error;
+        const message = scrubSecrets(error.message, secrets);
+        if (message === error.message) throw error;
+        throw new VisionError(error.code, message);
+      }
     },
     async close() {
       if (loaded) await (await loaded).close();
