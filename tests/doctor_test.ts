@@ -170,7 +170,7 @@ Deno.test("--doctor under the full production set: all green, then each failure 
       assert.match(green.stdout, /^ +answer: OK$/m);
       assert.match(green.stdout, /^ +ok {2}run adb: granted$/m);
       assert.match(green.stdout, /^ +ok {2}run sh \(anything but adb\): refused$/m);
-      assert.match(green.stdout, /^ +ok {2}env: 10 of phone-eye's 10 variables readable$/m);
+      assert.match(green.stdout, /^ +ok {2}env: 11 of phone-eye's 11 variables readable$/m);
       assert.match(green.stdout, /^ +ok {2}env of anything else: refused$/m);
       assert.match(green.stdout, /^ +ok {2}read outside the screenshot folder: refused$/m);
       assert.match(green.stdout, /^ +ok {2}ffi: refused$/m);
