@@ -20,6 +20,13 @@ import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/serve
 import { StdioWire } from "./lib/stdio_wire.ts";
 import { createGarbageCollector } from "./lib/memory.ts";
 import { createVision } from "./lib/vision/vision.ts";
+import {
+  bindHostname,
+  HTTP_LISTEN_GRANTS,
+  type HttpSettings,
+  loadHttpSettings,
+  mcpUrl,
+} from "./lib/http/settings.ts";
 
 const encoder = new TextEncoder();
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(`${text}\n`));
@@ -60,8 +67,8 @@ function shotSaver(dir: string | undefined): ((png: Uint8Array) => Promise<strin
  * Revokes every baked net grant the configuration does not use, so the running process can reach
  * its vision host and nothing else. Grants can only ever be narrowed at run time, never widened.
  */
-function narrowNet(config: Config): void {
-  const plan = planNetNarrowing(BUILD.net, visionHost(config.vision), visionPort(config.vision));
+function narrowNet(config: Config, granted: readonly string[] = BUILD.net): void {
+  const plan = planNetNarrowing(granted, visionHost(config.vision), visionPort(config.vision));
   // Synchronous: some twenty revocations cost ~1.5 ms as awaited promises, all of it at start-up.
   for (const host of plan.revoke) Deno.permissions.revokeSync({ name: "net", host });
 }
@@ -78,8 +85,8 @@ function world(config: Config) {
   };
 }
 
-function serve(config: Config): void {
-  if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
+/** The resources every MCP server of this process shares: one device, one vision, one memory. */
+function toolDeps(config: Config) {
   const memory = createGarbageCollector();
   const logError = (m: string) => writeErr(`phone-eye: ${m}`);
   const deps = {
@@ -90,6 +97,12 @@ function serve(config: Config): void {
     memory,
     logError,
   };
+  return { deps, memory, logError };
+}
+
+function serve(config: Config): void {
+  if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
+  const { deps, memory, logError } = toolDeps(config);
   const preload = preloadAfterFirstAnswer(() => preloadTools(logError));
   // Answers every line that is not a JSON-RPC message, and survives one that is too long.
   const wire = new StdioWire(Deno.stdin, Deno.stdout, {
@@ -104,6 +117,75 @@ function serve(config: Config): void {
     transport: wire,
     onerror: (error) => writeErr(`phone-eye: transport error: ${error.message}`),
   });
+}
+
+/**
+ * Serves MCP over Streamable HTTP until the process is stopped. The net grants that listening
+ * needed are revoked once the socket is bound (an accepted connection asks for none), so the
+ * running server reaches its vision host and nothing else, as on stdio.
+ */
+async function serveHttp(config: Config, http: HttpSettings): Promise<number> {
+  let tls: { cert: string; key: string } | undefined;
+  if (http.tls !== undefined) {
+    try {
+      tls = {
+        cert: await Deno.readTextFile(http.tls.certFile),
+        key: await Deno.readTextFile(http.tls.keyFile),
+      };
+    } catch (error) {
+      writeErr(
+        `phone-eye: cannot read the TLS files (${http.tls.certFile}, ${http.tls.keyFile}): ${
+          (error as Error).message
+        }; run with the http permission set and --allow-read for both files`,
+      );
+      return 2;
+    }
+  }
+  const { deps, memory, logError } = toolDeps(config);
+  // Loaded here, not at start-up: stdio never needs the HTTP face.
+  const { createHttpHandler } = await import("./lib/http/serve.ts");
+  let preloaded = false;
+  const handler = createHttpHandler({
+    settings: http,
+    server: () => createServer(deps),
+    logError,
+    afterResponse() {
+      memory.afterSend();
+      if (preloaded) return;
+      preloaded = true;
+      preloadTools(logError).catch(() => {});
+    },
+  });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: bindHostname(http.listen),
+      port: http.listen.port,
+      ...tls,
+      onListen() {},
+      onError(error) {
+        logError(`http: ${(error as Error).message}`);
+        return new Response("Internal error", { status: 500 });
+      },
+    }, (request, info) => handler.fetch(request, info.remoteAddr.hostname));
+  } catch (error) {
+    writeErr(
+      `phone-eye: cannot listen on ${http.listen.hostname}:${http.listen.port}: ${
+        (error as Error).message
+      }`,
+    );
+    return 1;
+  }
+  narrowNet(config, [...BUILD.net, ...HTTP_LISTEN_GRANTS]);
+  const url = mcpUrl({ ...http.listen, port: server.addr.port }, tls !== undefined);
+  writeErr(
+    `phone-eye ${VERSION} serving MCP at ${url} (${
+      http.token === undefined ? "no token: loopback only" : "bearer token required"
+    })`,
+  );
+  await server.finished;
+  await handler.close();
+  return 0;
 }
 
 async function doctor(config: Config): Promise<number> {
@@ -125,6 +207,7 @@ async function doctor(config: Config): Promise<number> {
 async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
+  let http: HttpSettings | undefined;
   try {
     const parsed = await parseCommandLine(argv);
     command = parsed.command;
@@ -132,10 +215,12 @@ async function main(argv: string[]): Promise<number | undefined> {
     if (command === "help") return writeOut((await import("./lib/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
     config = loadConfig(readEnv, parsed.serial);
+    http = loadHttpSettings(readEnv, parsed);
   } catch (error) {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;
   }
+  if (http !== undefined && command === "serve") return await serveHttp(config, http);
   narrowNet(config);
   if (command === "doctor") return await doctor(config);
   serve(config);

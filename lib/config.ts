@@ -71,15 +71,48 @@ export const TERMINAL_HINT =
  */
 const FLAGS = {
   serial: { type: "string" },
+  http: { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
   doctor: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
 
+type ValueFlag = "serial" | "http" | "tls-cert" | "tls-key";
+
+/** What each flag with a value takes: its name in --help, and what a missing value is told. */
+const VALUES: { readonly [name in ValueFlag]: { form: string; needs: string } } = {
+  serial: {
+    form: "SERIAL",
+    needs: 'the serial "adb devices" prints, or ip:port for Wi-Fi',
+  },
+  http: { form: "HOST:PORT", needs: "the address to serve, such as 127.0.0.1:8080" },
+  "tls-cert": { form: "FILE", needs: "a PEM certificate file" },
+  "tls-key": { form: "FILE", needs: "the PEM private key file of the certificate" },
+};
+
 /** The flags as a person types them, for the messages below and a check against --help. */
 export const FLAG_FORMS: readonly string[] = Object.entries(FLAGS).map(([name, flag]) =>
-  flag.type === "string" ? `--${name} ${name.toUpperCase().replaceAll("-", "_")}` : `--${name}`
+  flag.type === "string" ? `--${name} ${VALUES[name as ValueFlag].form}` : `--${name}`
 );
+
+/** What the command line asked for: the command, and the values of the flags that have one. */
+export interface CommandLine {
+  command: Command;
+  serial?: string;
+  /** --http HOST:PORT: serve over Streamable HTTP (lib/http/settings.ts reads the rest). */
+  http?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+const VALUE_KEYS = {
+  serial: "serial",
+  http: "http",
+  "tls-cert": "tlsCert",
+  "tls-key": "tlsKey",
+} as const;
 
 /** What a refused command line is told: the flags there are, and where they are explained. */
 const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
@@ -93,7 +126,7 @@ const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
  */
 export async function parseCommandLine(
   argv: readonly string[],
-): Promise<{ command: Command; serial?: string }> {
+): Promise<CommandLine> {
   // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
   // after the task name, separator included); it is not an argument of phone-eye's.
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
@@ -107,7 +140,7 @@ export async function parseCommandLine(
     allowPositionals: true,
     tokens: true,
   });
-  let serial: string | undefined;
+  const values: Omit<CommandLine, "command"> = {};
   const switches = new Set<string>();
   for (const token of tokens) {
     if (token.kind === "option-terminator") continue;
@@ -121,14 +154,13 @@ export async function parseCommandLine(
     if (!Object.hasOwn(FLAGS, token.name)) {
       throw new ConfigError(`unknown flag ${token.rawName}; ${FLAG_LIST}`);
     }
-    if (token.name === "serial") {
+    if (Object.hasOwn(VALUES, token.name)) {
+      const name = token.name as ValueFlag;
       // `--serial --doctor` would otherwise take "--doctor" for the serial.
       if (token.value === undefined || (!token.inlineValue && token.value.startsWith("-"))) {
-        throw new ConfigError(
-          'flag --serial needs a value: the serial "adb devices" prints, or ip:port for Wi-Fi',
-        );
+        throw new ConfigError(`flag --${name} needs a value: ${VALUES[name].needs}`);
       }
-      serial = token.value;
+      values[VALUE_KEYS[name]] = token.value;
     } else if (token.value !== undefined) {
       throw new ConfigError(`flag ${token.rawName} takes no value; ${FLAG_LIST}`);
     } else {
@@ -142,7 +174,7 @@ export async function parseCommandLine(
     : switches.has("doctor")
     ? "doctor"
     : "serve";
-  return serial === undefined ? { command } : { command, serial };
+  return { command, ...values };
 }
 
 /** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */

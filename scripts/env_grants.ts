@@ -15,6 +15,8 @@ const SETTINGS: { readonly [name in EnvVar]: string } = {
   PHONE_EYE_SHOTS: "folder to keep screenshots in; unset means they never touch disk",
   PHONE_EYE_ADB_TIMEOUT_MS: "timeout for each adb call",
   PHONE_EYE_VISION_TIMEOUT_MS: "timeout for each vision call",
+  PHONE_EYE_HTTP_TOKEN: "the bearer token of --http serving (granted by the http set only)",
+  PHONE_EYE_HTTP_ORIGINS: "the web origins --http serving lets in (granted by the http set only)",
 };
 
 /** What adb does with each variable phone-eye passes on to it (lib/env_vars.ts says where from). */

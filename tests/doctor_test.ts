@@ -100,7 +100,7 @@ Deno.test("--help and --version exit 0, and an unknown flag exits 2 naming the f
   assert.equal(help.code, 0, help.stderr);
   assert.match(
     help.stdout,
-    /^Usage: phone-eye \[--serial SERIAL\] \[--doctor \| --help \| --version\]$/m,
+    /^Usage: phone-eye \[--serial SERIAL\] \[--http HOST:PORT \[--tls-cert FILE --tls-key FILE\]\]\n +\[--doctor \| --help \| --version\]$/m,
   );
   assert.match(help.stdout, /--doctor +check adb, the phone, the vision route and the permissions/);
   assert.equal(version.code, 0, version.stderr);
