@@ -6,7 +6,8 @@ import { getpropCommand } from "./adb/commands.ts";
 import type { Device } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
 import type { Config } from "./config.ts";
-import { ENV_VARS } from "./env_vars.ts";
+import { ENV_VARS, HTTP_ENV_VARS } from "./env_vars.ts";
+import { HTTP_LISTEN_GRANTS } from "./http/settings.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
 import type { BuildInfo } from "./build_info.ts";
@@ -282,12 +283,27 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check & { shotsUsable
   }
   await expect({ name: "read", path: "/etc/passwd" }, false, "read outside the screenshot folder");
   await expect({ name: "ffi" }, false, "ffi");
+  lines.push(await httpSetLine(query));
   return {
     ok,
     title: ok ? "permissions as intended" : "permissions differ from the intended set",
     detail: lines,
     shotsUsable,
   };
+}
+
+/**
+ * What serving over HTTP is granted beyond this set: deno.json's "http" set (deno task
+ * serve-http), said whether or not this process runs with it, so the difference is never hidden.
+ */
+async function httpSetLine(query: QueryPermission): Promise<string> {
+  const granted = await query({ name: "env", variable: HTTP_ENV_VARS[0] });
+  const adds = `env ${HTTP_ENV_VARS.join(", ")} and net ${
+    HTTP_LISTEN_GRANTS.join(", ")
+  } (listening on every interface, revoked once the socket is bound); HTTPS adds --allow-read=CERT,KEY for the two files`;
+  return granted
+    ? `ok  http: this process has the "http" set (phone-eye --http HOST:PORT), which adds ${adds}`
+    : `--  http: phone-eye --http HOST:PORT runs with the "http" set instead (deno task serve-http), which adds ${adds}; the stdio set above never reads them`;
 }
 
 /** Where screenshots go; a folder the permissions refuse is said as such, never as "kept". */

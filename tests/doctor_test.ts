@@ -475,3 +475,27 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
     },
   );
 });
+
+Deno.test("the doctor says what the http permission set adds, and whether this process has it", async () => {
+  const config = loadConfig(() => undefined);
+  const permissionsOf = async (granted: (d: Deno.PermissionDescriptor) => boolean) => {
+    const checks = await runDoctor({
+      config,
+      device: createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 }),
+      vision: createVision(config.vision),
+      query: (descriptor) => Promise.resolve(granted(descriptor)),
+      build: { kind: "source", net: [] },
+    });
+    const lines = checks.find((c) => c.gate === "the permissions")?.detail ?? [];
+    return lines.find((line) => /^\S+ +http: /.test(line)) ?? "";
+  };
+  const stdio = await permissionsOf((d) => d.name === "run" && d.command === "adb");
+  assert.match(stdio, /^-- +http: .*"http" set .*deno task serve-http/);
+  assert.match(stdio, /PHONE_EYE_HTTP_TOKEN, PHONE_EYE_HTTP_ORIGINS and net 0\.0\.0\.0, \[::\]/);
+  assert.match(stdio, /--allow-read=CERT,KEY/);
+  const http = await permissionsOf((d) =>
+    (d.name === "run" && d.command === "adb") ||
+    (d.name === "env" && d.variable?.startsWith("PHONE_EYE_") === true)
+  );
+  assert.match(http, /^ok +http: this process has the "http" set/);
+});
