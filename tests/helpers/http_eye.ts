@@ -29,6 +29,8 @@ export interface ConnectOptions {
 export interface HttpEye extends AsyncDisposable {
   /** The URL phone-eye printed it serves MCP at. */
   url: string;
+  /** The deno process running main.ts (for /proc/<pid>/status). */
+  pid: number;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
   /** A connected SDK client; closed with the server. */
@@ -118,6 +120,7 @@ export async function startHttpEye(options: HttpEyeOptions): Promise<HttpEye> {
     })();
   return {
     url,
+    pid: child.pid,
     stderr: () => text,
     async connect(connect = {}) {
       const transport = new StreamableHTTPClientTransport(new URL(url), {
