@@ -13,6 +13,7 @@ import {
   parseListenAddress,
 } from "../lib/http/settings.ts";
 import { readPermissionSet } from "../scripts/permissions.ts";
+import { runtimeFlags } from "../scripts/runtime_flags.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
 const TOKEN = "0123456789abcdef0123456789abcdef";
@@ -117,11 +118,19 @@ Deno.test({
     // The stdio binaries and deno task start cannot read the HTTP settings.
     for (const name of HTTP_ENV_VARS) assert.ok(!(production.env as string[]).includes(name));
     assert.match(denoJson.tasks["serve-http"], /^deno run -q -P=http --no-prompt .*main\.ts$/);
+    // As start runs, with the other set, and with Deno.serve's request.signal aborting only when
+    // the client goes away (not also after every answer, with a warning on stderr).
     assert.equal(
-      denoJson.tasks["serve-http"].replace("-P=http", "-P"),
+      denoJson.tasks["serve-http"].replace("-P=http", "-P").replace(
+        " --unstable-no-legacy-abort",
+        "",
+      ),
       denoJson.tasks.start,
-      "serve-http runs as start does, with the other set",
     );
+    assert.deepEqual(runtimeFlags(denoJson, "serve-http"), [
+      "--unstable-no-legacy-abort",
+      ...runtimeFlags(denoJson),
+    ]);
   },
 });
 

@@ -143,6 +143,8 @@ Deno.test("a real SDK client with the token lists and calls the tools on the 202
     (error: Error) => error.message,
   );
   assert.notEqual(refused, "connected", "a client without the token is turned away");
+  // Only the line that says where it serves: no warning, no request logged.
+  assert.deepEqual(eye.stderr().trim().split("\n").length, 1, eye.stderr());
 });
 
 Deno.test("without a token phone-eye refuses to serve 0.0.0.0, and refuses a short token, before it binds", async () => {

@@ -5,9 +5,15 @@
 //   const client = await eye.connect({ token });
 
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { denoDir, startFlags } from "./phone_eye.ts";
+import { runtimeFlags } from "../../scripts/runtime_flags.ts";
+import { denoDir } from "./phone_eye.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
+
+/** deno.json's serve-http task's runtime flags: as `deno task serve-http` runs main.ts. */
+async function serveHttpFlags(): Promise<string[]> {
+  return runtimeFlags(JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)), "serve-http");
+}
 
 export interface HttpEyeOptions {
   /** ANDROID_SERIAL, the adb server, PHONE_EYE_HTTP_TOKEN … */
@@ -72,7 +78,7 @@ function command(options: HttpEyeOptions, deno: string, flags: string[]): Deno.C
 
 /** Runs main.ts --http expecting it to refuse to start: waits for its exit. */
 export async function refusedStart(options: HttpEyeOptions): Promise<RefusedStart> {
-  const child = command(options, await denoDir(), await startFlags()).spawn();
+  const child = command(options, await denoDir(), await serveHttpFlags()).spawn();
   const [status, stderr] = await Promise.all([
     child.status,
     new Response(child.stderr).text(),
@@ -82,7 +88,7 @@ export async function refusedStart(options: HttpEyeOptions): Promise<RefusedStar
 
 /** Starts main.ts --http and waits for the line that says where it serves. */
 export async function startHttpEye(options: HttpEyeOptions): Promise<HttpEye> {
-  const child = command(options, await denoDir(), await startFlags()).spawn();
+  const child = command(options, await denoDir(), await serveHttpFlags()).spawn();
   let text = "";
   const decoder = new TextDecoder();
   const reader = child.stderr.getReader();
