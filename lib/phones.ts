@@ -68,14 +68,13 @@ export function createPhones(options: PhonesOptions): Phones {
   const hostLimits = { timeoutMs, output: "text" } as const;
 
   /**
-   * Connects a listed host:port phone adb does not list yet, once; a later drop is the Device's to
-   * heal (device.ts, with its replay rules). A failed attach is forgotten, so the next call tries
-   * again.
+   * Connects a listed host:port phone when adb does not list it: one `adb -s X get-state`, and
+   * `adb connect` only when that says "not found". Calls at the same time share one attempt.
    */
-  const attaching = new Map<string, Promise<void>>();
-  function attach(serial: string, action: string): Promise<void> {
-    const known = attaching.get(serial);
-    if (known) return known;
+  const inFlight = new Map<string, Promise<void>>();
+  function connectIfMissing(serial: string, action: string): Promise<void> {
+    const running = inFlight.get(serial);
+    if (running) return running;
     const attempt = (async () => {
       const state = await run(["-s", serial, "get-state"], hostLimits);
       // Listed in any state (device, offline, unauthorized): not ours to connect; the call says.
@@ -87,10 +86,21 @@ export function createPhones(options: PhonesOptions): Phones {
         ...hostLimits,
         timeoutMs: Math.min(timeoutMs, READY_WAIT_MS),
       });
-    })();
-    attaching.set(serial, attempt);
-    attempt.catch(() => attaching.delete(serial));
+    })().finally(() => inFlight.delete(serial));
+    inFlight.set(serial, attempt);
     return attempt;
+  }
+
+  /**
+   * The first use of a listed host:port phone: connected once; a later drop is the Device's to
+   * heal (device.ts, with its replay rules). A failed attach is forgotten, so the next call tries
+   * again.
+   */
+  const attached = new Set<string>();
+  async function attach(serial: string, action: string): Promise<void> {
+    if (attached.has(serial)) return;
+    await connectIfMissing(serial, action);
+    attached.add(serial);
   }
 
   /** A listed phone's Device; a host:port one is attached before its first command. */
@@ -192,7 +202,7 @@ export function createPhones(options: PhonesOptions): Phones {
       // Listed addresses are attached first (in parallel), so their state is what adb sees now.
       await Promise.all(
         set.serials.filter(isNetworkSerial).map((s) =>
-          attach(s, "list the phones").catch(() => undefined)
+          connectIfMissing(s, "list the phones").catch(() => undefined)
         ),
       );
     }
