@@ -4,6 +4,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevice } from "./lib/adb/device.ts";
 import { createAdbRunner } from "./lib/adb/runner.ts";
+import { createPhones } from "./lib/phones.ts";
 import { realClock } from "./lib/clock.ts";
 import {
   type Config,
@@ -74,18 +75,21 @@ function narrowNet(config: Config, granted: readonly string[] = BUILD.net): void
 }
 
 function world(config: Config) {
+  const run = createAdbRunner();
+  const timeoutMs = config.adbTimeoutMs;
   return {
-    device: createDevice({
-      run: createAdbRunner(),
-      serial: config.serial,
-      timeoutMs: config.adbTimeoutMs,
-      os: Deno.build.os,
+    phones: createPhones({
+      set: config.phones,
+      run,
+      timeoutMs,
+      makeDevice: (serial, connects) =>
+        createDevice({ run, serial, timeoutMs, os: Deno.build.os, connects }),
     }),
     vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };
 }
 
-/** The resources every MCP server of this process shares: one device, one vision, one memory. */
+/** The resources every MCP server of this process shares: its phones, one vision, one memory. */
 function toolDeps(config: Config) {
   const memory = createGarbageCollector();
   const logError = (m: string) => writeErr(`phone-eye: ${m}`);
@@ -189,12 +193,12 @@ async function serveHttp(config: Config, http: HttpSettings): Promise<number> {
 }
 
 async function doctor(config: Config): Promise<number> {
-  const { device, vision } = world(config);
+  const { phones, vision } = world(config);
   // Loaded here, not at start-up: the doctor pulls in the image encoder for its vision probe.
   const { formatChecks, runDoctor } = await import("./lib/doctor.ts");
   const checks = await runDoctor({
     config,
-    device,
+    phones,
     vision,
     build: BUILD,
     query: async (descriptor) => (await Deno.permissions.query(descriptor)).state === "granted",

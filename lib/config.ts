@@ -3,6 +3,7 @@
 
 import denoJson from "../deno.json" with { type: "json" };
 import type { EnvVar } from "./env_vars.ts";
+import { isSerial } from "./adb/serial.ts";
 
 /** deno.json's version: the release workflow checks the tag against it, so there is one source. */
 export const VERSION: string = denoJson.version;
@@ -41,9 +42,24 @@ export type VisionConfig =
   /** No vision; `problem` says why when the settings were given but invalid. */
   | { route: "none"; problem?: string };
 
+/**
+ * The phones this server may drive. "default": nothing set, adb's default device as before (a
+ * `device` argument may name any phone adb lists); "listed": ANDROID_SERIAL, --serial or
+ * PHONE_EYE_DEVICES named them; "any": PHONE_EYE_DEVICES=*, any phone adb lists, and phone-eye never
+ * runs `adb connect` for a serial an agent gave.
+ */
+export type PhoneSet =
+  | { kind: "default" }
+  | {
+    kind: "listed";
+    serials: readonly [string, ...string[]];
+    from: "--serial" | "ANDROID_SERIAL" | "PHONE_EYE_DEVICES";
+  }
+  | { kind: "any" };
+
 export interface Config {
-  /** The one phone this process drives; undefined = adb's default device. */
-  serial: string | undefined;
+  /** The phones this process may drive (PhoneSet). */
+  phones: PhoneSet;
   adbTimeoutMs: number;
   vision: VisionConfig;
   /** Folder where screenshots are kept; undefined = screenshots never touch disk. */
@@ -177,24 +193,68 @@ export async function parseCommandLine(
   return { command, ...values };
 }
 
-/** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */
+/**
+ * Builds the Config from the environment. PHONE_EYE_DEVICES wins over ANDROID_SERIAL: ANDROID_SERIAL
+ * is adb's own variable, often set in a shell profile for every adb tool, so refusing the pair would
+ * make the new setting unusable until a global one is unset. --serial beside PHONE_EYE_DEVICES is
+ * refused: both are given to phone-eye alone, and they contradict each other.
+ */
 export function loadConfig(readEnv: ReadEnv, serialFlag?: string): Config {
-  const serial = nonEmpty(serialFlag) ?? nonEmpty(readEnv("ANDROID_SERIAL"));
-  if (serial !== undefined && !/^[\w.:\[\]%-]+$/.test(serial)) {
-    throw new ConfigError(
-      `Invalid serial ${
-        JSON.stringify(serial)
-      }: use the serial "adb devices" prints, or ip:port for Wi-Fi`,
-    );
-  }
+  const phones = loadPhoneSet(readEnv, serialFlag);
   const vision = loadVisionConfigOrProblem(readEnv);
   return {
-    serial,
+    phones,
     adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
     vision,
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
     lookBudgetMs: lookBudgetMs(vision),
   };
+}
+
+function loadPhoneSet(readEnv: ReadEnv, serialFlag: string | undefined): PhoneSet {
+  const devices = nonEmpty(readEnv("PHONE_EYE_DEVICES"));
+  const flag = nonEmpty(serialFlag);
+  if (devices !== undefined) {
+    if (flag !== undefined) {
+      throw new ConfigError(
+        "--serial and PHONE_EYE_DEVICES both name the phones to drive; give one of them (PHONE_EYE_DEVICES for several)",
+      );
+    }
+    return parseDeviceList(devices);
+  }
+  const serial = flag ?? nonEmpty(readEnv("ANDROID_SERIAL"));
+  if (serial === undefined) return { kind: "default" };
+  checkSerial(serial, flag !== undefined ? "--serial" : "ANDROID_SERIAL");
+  return {
+    kind: "listed",
+    serials: [serial],
+    from: flag !== undefined ? "--serial" : "ANDROID_SERIAL",
+  };
+}
+
+/** PHONE_EYE_DEVICES: `*`, or serials separated by commas (spaces around them ignored). */
+export function parseDeviceList(value: string): PhoneSet {
+  const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.length === 1 && items[0] === "*") return { kind: "any" };
+  if (items.includes("*")) {
+    throw new ConfigError(
+      "PHONE_EYE_DEVICES is either * (any phone adb lists) or a list of serials, not both",
+    );
+  }
+  for (const item of items) checkSerial(item, "PHONE_EYE_DEVICES");
+  const [first, ...rest] = [...new Set(items)];
+  if (first === undefined) return { kind: "default" };
+  return { kind: "listed", serials: [first, ...rest], from: "PHONE_EYE_DEVICES" };
+}
+
+function checkSerial(serial: string, from: string): void {
+  if (!isSerial(serial)) {
+    throw new ConfigError(
+      `Invalid serial ${
+        JSON.stringify(serial)
+      } in ${from}: use the serial "adb devices" prints, or host:port for Wi-Fi`,
+    );
+  }
 }
 
 /**

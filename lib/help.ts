@@ -29,6 +29,11 @@ const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
     meaning: "the one phone this process drives (`ip:port` for Wi-Fi)",
     default: { phrase: "adb's default device" },
   },
+  PHONE_EYE_DEVICES: {
+    meaning:
+      "several phones for one server: serials separated by commas (a `host:port` one is connected on first use), or `*` for any phone adb lists; each call picks one with `device`; wins over ANDROID_SERIAL",
+    default: "unset",
+  },
   PHONE_EYE_VISION_API_KEY: {
     meaning: "selects the direct route; sent only as `Authorization: Bearer`",
     default: "unset",

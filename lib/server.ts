@@ -85,6 +85,12 @@ function refuseLoneSurrogates(args: unknown): void {
   }
 }
 
+/** A call's `device` argument: a string the schema has already whitelisted (deviceArg). */
+function deviceOf(args: unknown): string | undefined {
+  if (args === null || typeof args !== "object" || !("device" in args)) return undefined;
+  return typeof args.device === "string" ? args.device : undefined;
+}
+
 export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
@@ -95,7 +101,10 @@ export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): 
   const serve: ServeTool = (def) => async (args, ctx) => {
     try {
       refuseLoneSurrogates(args);
-      return await def.handler(deps, args, toolCall(ctx));
+      if (def.phone === false) return await def.handler(deps, args, toolCall(ctx));
+      // The call's phone, checked against the phones this server may drive (lib/phones.ts).
+      const device = await deps.phones.resolve(deviceOf(args));
+      return await def.handler({ ...deps, device }, args, toolCall(ctx));
     } catch (error) {
       return failureResult(def.name, error, deps);
     }

@@ -6,6 +6,8 @@ import type { AdbEnvVar, EnvVar } from "../lib/env_vars.ts";
 /** Why phone-eye may read each of its own settings (lib/help.ts says what each sets). */
 const SETTINGS: { readonly [name in EnvVar]: string } = {
   ANDROID_SERIAL: "picks the one phone this process drives (same as --serial)",
+  PHONE_EYE_DEVICES:
+    "lists the phones this process may drive (serials, host:port, or * for any adb lists)",
   PHONE_EYE_VISION_API_KEY:
     "key for the direct vision route; sent only as an Authorization: Bearer header",
   PHONE_EYE_VISION_BASE_URL: "OpenAI-compatible base URL of the direct vision route",

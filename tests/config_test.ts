@@ -70,11 +70,11 @@ Deno.test({
   name: "--serial wins over ANDROID_SERIAL and a serial with shell characters is refused",
   permissions: "none",
   fn() {
-    assert.equal(
-      loadConfig(env({ ANDROID_SERIAL: "emulator-5554" }), "10.0.0.2:5555").serial,
-      "10.0.0.2:5555",
+    assert.deepEqual(
+      loadConfig(env({ ANDROID_SERIAL: "emulator-5554" }), "10.0.0.2:5555").phones,
+      { kind: "listed", serials: ["10.0.0.2:5555"], from: "--serial" },
     );
-    assert.equal(loadConfig(env({ ANDROID_SERIAL: "  " })).serial, undefined);
+    assert.deepEqual(loadConfig(env({ ANDROID_SERIAL: "  " })).phones, { kind: "default" });
     assert.throws(() => loadConfig(env({ ANDROID_SERIAL: "x;reboot" })), ConfigError);
   },
 });

@@ -1,6 +1,7 @@
 // `phone-eye --doctor`, --help, --version and flag refusal, end to end: main.ts as a subprocess under
 // deno.json's full production set (vision hosts not swapped), the real adb and the simulated phone.
 
+import { createPhones } from "../lib/phones.ts";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
@@ -170,7 +171,7 @@ Deno.test("--doctor under the full production set: all green, then each failure 
       assert.match(green.stdout, /^ +answer: OK$/m);
       assert.match(green.stdout, /^ +ok {2}run adb: granted$/m);
       assert.match(green.stdout, /^ +ok {2}run sh \(anything but adb\): refused$/m);
-      assert.match(green.stdout, /^ +ok {2}env: 9 of phone-eye's 9 variables readable$/m);
+      assert.match(green.stdout, /^ +ok {2}env: 10 of phone-eye's 10 variables readable$/m);
       assert.match(green.stdout, /^ +ok {2}env of anything else: refused$/m);
       assert.match(green.stdout, /^ +ok {2}read outside the screenshot folder: refused$/m);
       assert.match(green.stdout, /^ +ok {2}ffi: refused$/m);
@@ -351,7 +352,12 @@ Deno.test("the README says what the doctor's exit status depends on, in the word
   const config = loadConfig(() => undefined);
   const checks = await runDoctor({
     config,
-    device: createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 }),
+    phones: createPhones({
+      set: config.phones,
+      run: fakeAdb().run,
+      timeoutMs: 1000,
+      makeDevice: (serial) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
+    }),
     vision: createVision(config.vision),
     query: () => Promise.resolve(false),
     build: { kind: "source", net: [] },
@@ -481,7 +487,12 @@ Deno.test("the doctor says what the http permission set adds, and whether this p
   const permissionsOf = async (granted: (d: Deno.PermissionDescriptor) => boolean) => {
     const checks = await runDoctor({
       config,
-      device: createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 }),
+      phones: createPhones({
+        set: config.phones,
+        run: fakeAdb().run,
+        timeoutMs: 1000,
+        makeDevice: (serial) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
+      }),
       vision: createVision(config.vision),
       query: (descriptor) => Promise.resolve(granted(descriptor)),
       build: { kind: "source", net: [] },

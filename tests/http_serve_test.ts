@@ -13,6 +13,7 @@ import { createServer } from "../lib/server.ts";
 import { defineTool, LOOKS_ONLY, textResult } from "../lib/tools/tool.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { fakeAdb } from "./helpers/fake_adb.ts";
+import { onePhone } from "./helpers/in_process.ts";
 
 const URL_MCP = "http://127.0.0.1:8080/mcp";
 
@@ -36,7 +37,9 @@ function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSetti
   const logged: string[] = [];
   let responses = 0;
   const deps = {
-    device: createDevice({ run: fakeAdb([]).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
+    phones: onePhone(
+      createDevice({ run: fakeAdb([]).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
+    ),
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,

@@ -37,11 +37,14 @@ Deno.test({
     assert.ok(table.startsWith(START) && table.endsWith(END));
     assert.match(
       table,
-      /\| `phone_tap` \| `x: int`, `y: int`, `count\?: int`, `hold_ms\?: int` \| acts on the phone \|/,
+      /\| `phone_tap` \| `device\?: string`, `x: int`, `y: int`, `count\?: int`, `hold_ms\?: int` \| acts on the phone \|/,
     );
     assert.match(table, /`duration_ms\?: int = 300`/);
     // A union's pipe is escaped, or it would split the table's cell.
-    assert.match(table, /\| `phone_key` \| `key: string \\\| number` \| acts on the phone \|/);
+    assert.match(
+      table,
+      /\| `phone_key` \| `device\?: string`, `key: string \\\| number` \| acts on the phone \|/,
+    );
   },
 });
 

@@ -13,7 +13,7 @@ import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../a
 import { closestPackages } from "../near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, textResult, ToolInputError } from "./tool.ts";
 
 const field = (what: string) => z.string().min(1).max(2000).optional().describe(what);
 
@@ -25,6 +25,7 @@ export const phoneIntent = defineTool({
   description:
     'Open an app or a deep link with an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused.',
   inputSchema: z.strictObject({
+    device: deviceArg(),
     action: field('intent action, e.g. "android.intent.action.VIEW"'),
     data: field('data URI, e.g. "https://example.com" or "tel:123"'),
     component: field('exact activity, e.g. "com.android.settings/.Settings"'),

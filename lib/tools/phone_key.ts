@@ -6,7 +6,7 @@ import { keyeventCommand } from "../adb/commands.ts";
 import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
 import { MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, textResult, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
   name: "phone_key",
@@ -15,6 +15,7 @@ export const phoneKey = defineTool({
     Object.keys(NAMED_KEYS).join(", ")
   }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate.`,
   inputSchema: z.strictObject({
+    device: deviceArg(),
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
     key: z.union([z.string().min(1).max(40), z.number()]).describe(

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { swipeCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { ACTS_ON_PHONE, defineTool, textResult } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, textResult } from "./tool.ts";
 
 export const phoneSwipe = defineTool({
   name: "phone_swipe",
@@ -13,6 +13,7 @@ export const phoneSwipe = defineTool({
   description:
     "Swipe from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging.",
   inputSchema: z.strictObject({
+    device: deviceArg(),
     x1: coordinate("start x"),
     y1: coordinate("start y"),
     x2: coordinate("end x"),

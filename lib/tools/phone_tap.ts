@@ -5,7 +5,7 @@ import { z } from "zod";
 import { longPressCommand, multiTapCommand, tapCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { ACTS_ON_PHONE, defineTool, textResult, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, textResult, ToolInputError } from "./tool.ts";
 
 export const phoneTap = defineTool({
   name: "phone_tap",
@@ -13,6 +13,7 @@ export const phoneTap = defineTool({
   description:
     "Tap the phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each (53 to 61 ms median on the simulated phone), and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, often 300 ms or more, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Look again afterwards to see what the tap did.",
   inputSchema: z.strictObject({
+    device: deviceArg(),
     x: coordinate("x"),
     y: coordinate("y"),
     count: z.number().int().min(1).max(3).optional().describe(
