@@ -1,11 +1,12 @@
 // One HTTP server, many phones: 1, 2, 4 and 8 simulated phones behind one `phone-eye --http`
 // (PHONE_EYE_DEVICES lists them), each driven by its own SDK client with `device` on every call.
 //
-//   deno task bench:fleet [--phones 1,2,4,8] [--actions 40] [--latency 150]
+//   deno task bench:fleet [--phones 1,2,4,8] [--actions 40] [--latency 150] [--shots]
 //
 // Each simulated phone answers every device command `--latency` ms late, as a phone whose
 // `input` and `screencap` start a fresh Android runtime does, so the phones, not the CPU, are the
-// limit. Each client runs a cycle of hand verbs and a screenshot back to back on its phone. Prints
+// limit. Each client runs hand verbs back to back on its phone (with --shots, a screenshot after
+// every four: the simulated phones draw and encode in this process, so that measures the CPU). Prints
 // actions per second (all phones, and per phone beside N× the single phone's rate) and the
 // server's RSS (after the run, and its peak): measured, never asserted.
 
@@ -18,14 +19,18 @@ import { startRig } from "../tests/helpers/rig.ts";
 
 const TOKEN = "fleet-bench-token-0123456789abcdef0123";
 
-/** One cycle of five actions: three hand verbs, a key, a screenshot. */
-const CYCLE: Array<[string, Record<string, unknown>]> = [
+/** The hand verbs an agent sends between looks, in turn. */
+const HAND: Array<[string, Record<string, unknown>]> = [
   ["phone_tap", { x: 540, y: 1500 }],
   ["phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 900, duration_ms: 100 }],
   ["phone_key", { key: "home" }],
-  ["phone_shot", {}],
   ["phone_tap", { x: 270, y: 640 }],
 ];
+
+/** With --shots, a screenshot after every hand cycle: the image work lands on the CPU. */
+const WITH_SHOT: Array<[string, Record<string, unknown>]> = [...HAND, ["phone_shot", {}]];
+
+let CYCLE = HAND;
 
 /** VmRSS and VmHWM of a process in MiB, read through `cat` (see bench/memory_bench.ts). */
 async function memory(pid: number): Promise<{ rss: number; peak: number }> {
@@ -106,8 +111,10 @@ async function main(argv: string[]): Promise<void> {
       phones: { type: "string", default: "1,2,4,8" },
       actions: { type: "string", default: "40" },
       latency: { type: "string", default: "150" },
+      shots: { type: "boolean", default: false },
     },
   });
+  if (values.shots) CYCLE = WITH_SHOT;
   const counts = values.phones.split(",").map(Number);
   const actions = Number(values.actions);
   const latency = Number(values.latency);
