@@ -253,3 +253,38 @@ Deno.test("with --tls-cert and --tls-key phone-eye serves HTTPS that a client tr
   // A client that does not trust the certificate cannot talk to it at all.
   await assert.rejects(fetch(eye.url, { method: "POST" }));
 });
+
+Deno.test("two phones behind one HTTP server: phone_devices lists both, a tap with device reaches only that phone", async () => {
+  await using rig = await startRig({
+    phones: [{}, { model: "SimTablet", width: 1600, height: 2560 }],
+    serial: null,
+    phoneEye: false,
+  });
+  const [a, b] = rig.sims as [typeof rig.sims[0], typeof rig.sims[0]];
+  await using eye = await startHttpEye({
+    env: {
+      ...rig.env,
+      PHONE_EYE_HTTP_TOKEN: TOKEN,
+      PHONE_EYE_DEVICES: `${a.serial},${b.serial}`,
+    },
+    args: LISTEN,
+  });
+  // Each phone its own client, as sub-agents driving a phone each would connect.
+  const [first, second] = await Promise.all([
+    eye.connect({ token: TOKEN, protocol: "2026-07-28" }),
+    eye.connect({ token: TOKEN }),
+  ]);
+  const listed = textOf(await first.callTool({ name: "phone_devices", arguments: {} }));
+  assert.match(listed, /^2 phones this server may drive/);
+  assert.ok(listed.includes(`- ${a.serial}: device; SimPhone`), listed);
+  assert.ok(listed.includes(`- ${b.serial}: device; SimTablet`), listed);
+
+  const [tapA, tapB] = await Promise.all([
+    first.callTool({ name: "phone_tap", arguments: { device: a.serial, x: 11, y: 12 } }),
+    second.callTool({ name: "phone_tap", arguments: { device: b.serial, x: 21, y: 22 } }),
+  ]);
+  assert.notEqual(tapA.isError, true, textOf(tapA));
+  assert.notEqual(tapB.isError, true, textOf(tapB));
+  assert.deepEqual(a.toolCalls("input"), [["tap", "11", "12"]]);
+  assert.deepEqual(b.toolCalls("input"), [["tap", "21", "22"]]);
+});
