@@ -1,7 +1,7 @@
 // One HTTP server, many phones: 1, 2, 4 and 8 simulated phones behind one `phone-eye --http`
 // (PHONE_EYE_DEVICES lists them), each driven by its own SDK client with `device` on every call.
 //
-//   deno task bench:fleet [--phones 1,2,4,8] [--actions 40] [--latency 150] [--shots]
+//   deno task bench:fleet [--phones 1,2,4,8] [--actions 40] [--latency 300] [--shots]
 //
 // Each simulated phone answers every device command `--latency` ms late, as a phone whose
 // `input` and `screencap` start a fresh Android runtime does, so the phones, not the CPU, are the
@@ -110,7 +110,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       phones: { type: "string", default: "1,2,4,8" },
       actions: { type: "string", default: "40" },
-      latency: { type: "string", default: "150" },
+      latency: { type: "string", default: "300" },
       shots: { type: "boolean", default: false },
     },
   });
