@@ -27,7 +27,8 @@ export const INSTRUCTIONS =
 1. phone_look (optionally with a question) to see the screen: [vision] is a vision model's reading, [ui-tree] lists elements with exact bounds in device pixels.
 2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. To tap something the vision answer names, use its [points] line: the point snapped to the element under or just beside it, with that element's center to tap (vision coordinates drift, tree bounds are exact), or the point itself where no element is there.
 3. Look again to confirm the action did what you meant before the next step.
-All coordinates are device pixels. If a tool says it reconnected, look first, then repeat the action only if it did not happen.`;
+All coordinates are device pixels. If a tool says it reconnected, look first, then repeat the action only if it did not happen.
+When the server drives several phones, phone_devices lists them; pass the serial as device to every call.`;
 
 export interface ServerDeps extends ToolDeps {
   /** Where unexpected failures are reported (stderr in production); never the tool result. */

@@ -310,10 +310,14 @@ Deno.test("--doctor with two phones: the headline says so and names both; a mist
     phoneEye: false,
   });
   const [plain, keyboard] = rig.sims as [SimPhone, SimPhone];
-  const [both, typo, withKeyboard] = await Promise.all([
+  const [both, typo, withKeyboard, lab] = await Promise.all([
     runMain(["--doctor"], { cache, env: rig.env }),
     runMain(["--doctor"], { cache, env: { ...rig.env, ANDROID_SERIAL: "R58M123ABC" } }),
     runMain(["--doctor"], { cache, env: { ...rig.env, ANDROID_SERIAL: keyboard.serial } }),
+    runMain(["--doctor"], {
+      cache,
+      env: { ...rig.env, PHONE_EYE_DEVICES: `${plain.serial},${keyboard.serial}` },
+    }),
   ]);
   const listed = (stdout: string, pattern: RegExp) => pattern.exec(stdout)?.[1]?.split(", ").sort();
   const pair = [plain, keyboard].map((sim) => `${sim.serial} (device)`).sort();
@@ -333,6 +337,18 @@ Deno.test("--doctor with two phones: the headline says so and names both; a mist
       listed(typo.stdout, /no Android device reachable at R58M123ABC; adb sees: (.*?); if/),
       pair,
     );
+  });
+
+  await t.step("PHONE_EYE_DEVICES: the allowed phones listed, then each one checked", () => {
+    assert.equal(lab.code, 0, lab.stdout);
+    assert.deepEqual(titles(lab.stdout).slice(1, 6), [
+      "[info] PHONE_EYE_DEVICES: 2 phones; agents pick one with device",
+      `[ok] phone reachable (${plain.serial})`,
+      "[info] ADB Keyboard not installed: typing is ASCII only",
+      `[ok] phone reachable (${keyboard.serial})`,
+      "[info] ADB Keyboard installed: phone_type types any text",
+    ]);
+    assert.ok(lab.stdout.includes(`       ${plain.serial} (device)\n`), lab.stdout);
   });
 
   await t.step("the phone with ADB Keyboard: an [info] line saying so, and exit 0", () => {

@@ -53,7 +53,10 @@ export interface PhoneDeps extends ToolDeps {
  * phones' rule (lib/phones.ts) then checks it against the phones this server may drive.
  */
 export const deviceArg = (): z.ZodOptional<z.ZodString> =>
-  z.string().max(SERIAL_MAX_LENGTH).regex(SERIAL_PATTERN).optional().describe(
+  z.string().max(SERIAL_MAX_LENGTH).regex(SERIAL_PATTERN, {
+    error:
+      "device must be an adb serial as phone_devices lists it: letters, digits and . : _ - [ ] %, with no space, quote, control character or shell character",
+  }).optional().describe(
     "which phone, as phone_devices lists it (an adb serial); omit when the server drives one phone",
   );
 
