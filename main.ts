@@ -5,6 +5,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevice } from "./lib/adb/device.ts";
 import { createAdbRunner } from "./lib/adb/runner.ts";
 import { createLimiter, HOST_SLOTS } from "./lib/adb/queue.ts";
+import { createPhones } from "./lib/phones.ts";
 import { realClock } from "./lib/clock.ts";
 import {
   type Config,
@@ -22,6 +23,13 @@ import { StdioWire } from "./lib/stdio_wire.ts";
 import { createGarbageCollector } from "./lib/memory.ts";
 import { createShotSaver } from "./lib/shots.ts";
 import { createVision } from "./lib/vision/vision.ts";
+import {
+  bindHostname,
+  HTTP_LISTEN_GRANTS,
+  type HttpSettings,
+  loadHttpSettings,
+  mcpUrl,
+} from "./lib/http/settings.ts";
 
 const encoder = new TextEncoder();
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(`${text}\n`));
@@ -58,28 +66,31 @@ function shotSaver(config: Config): ((png: Uint8Array) => Promise<string>) | und
  * Revokes every baked net grant the configuration does not use, so the running process can reach
  * its vision host and nothing else. Grants can only ever be narrowed at run time, never widened.
  */
-function narrowNet(config: Config): void {
-  const plan = planNetNarrowing(BUILD.net, visionHost(config.vision), visionPort(config.vision));
+function narrowNet(config: Config, granted: readonly string[] = BUILD.net): void {
+  const plan = planNetNarrowing(granted, visionHost(config.vision), visionPort(config.vision));
   // Synchronous: some twenty revocations cost ~1.5 ms as awaited promises, all of it at start-up.
   for (const host of plan.revoke) Deno.permissions.revokeSync({ name: "net", host });
 }
 
 function world(config: Config, running?: Set<Deno.ChildProcess>) {
+  const run = createAdbRunner(undefined, undefined, running);
+  const timeoutMs = config.adbTimeoutMs;
+  // Host-wide adb calls (devices, connect) share one bound across the server's phones.
+  const hostSlots = createLimiter(HOST_SLOTS);
   return {
-    device: createDevice({
-      run: createAdbRunner(undefined, undefined, running),
-      serial: config.serial,
-      timeoutMs: config.adbTimeoutMs,
-      os: Deno.build.os,
-      // Host-wide adb calls (devices, connect) share one bound across the server's phones.
-      hostSlots: createLimiter(HOST_SLOTS),
+    phones: createPhones({
+      set: config.phones,
+      run,
+      timeoutMs,
+      makeDevice: (serial, connects) =>
+        createDevice({ run, serial, timeoutMs, os: Deno.build.os, connects, hostSlots }),
     }),
     vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };
 }
 
-function serve(config: Config): void {
-  if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
+/** The resources every MCP server of this process shares: its phones, one vision, one memory. */
+function toolDeps(config: Config) {
   const memory = createGarbageCollector();
   const logError = (m: string) => writeErr(`phone-eye: ${m}`);
   const running = new Set<Deno.ChildProcess>();
@@ -91,6 +102,12 @@ function serve(config: Config): void {
     memory,
     logError,
   };
+  return { deps, memory, logError, running };
+}
+
+function serve(config: Config): void {
+  if (Deno.stdin.isTerminal()) writeErr(TERMINAL_HINT);
+  const { deps, memory, logError, running } = toolDeps(config);
   const preload = preloadAfterFirstAnswer(() => preloadTools(logError));
   // Answers every line that is not a JSON-RPC message, and survives one that is too long.
   const wire = new StdioWire(Deno.stdin, Deno.stdout, {
@@ -121,13 +138,82 @@ function serve(config: Config): void {
   });
 }
 
+/**
+ * Serves MCP over Streamable HTTP until the process is stopped. The net grants that listening
+ * needed are revoked once the socket is bound (an accepted connection asks for none), so the
+ * running server reaches its vision host and nothing else, as on stdio.
+ */
+async function serveHttp(config: Config, http: HttpSettings): Promise<number> {
+  let tls: { cert: string; key: string } | undefined;
+  if (http.tls !== undefined) {
+    try {
+      tls = {
+        cert: await Deno.readTextFile(http.tls.certFile),
+        key: await Deno.readTextFile(http.tls.keyFile),
+      };
+    } catch (error) {
+      writeErr(
+        `phone-eye: cannot read the TLS files (${http.tls.certFile}, ${http.tls.keyFile}): ${
+          (error as Error).message
+        }; run with the http permission set and --allow-read for both files`,
+      );
+      return 2;
+    }
+  }
+  const { deps, memory, logError } = toolDeps(config);
+  // Loaded here, not at start-up: stdio never needs the HTTP face.
+  const { createHttpHandler } = await import("./lib/http/serve.ts");
+  let preloaded = false;
+  const handler = createHttpHandler({
+    settings: http,
+    server: () => createServer(deps),
+    logError,
+    afterResponse() {
+      memory.afterSend();
+      if (preloaded) return;
+      preloaded = true;
+      preloadTools(logError).catch(() => {});
+    },
+  });
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname: bindHostname(http.listen),
+      port: http.listen.port,
+      ...tls,
+      onListen() {},
+      onError(error) {
+        logError(`http: ${(error as Error).message}`);
+        return new Response("Internal error", { status: 500 });
+      },
+    }, (request, info) => handler.fetch(request, info.remoteAddr.hostname));
+  } catch (error) {
+    writeErr(
+      `phone-eye: cannot listen on ${http.listen.hostname}:${http.listen.port}: ${
+        (error as Error).message
+      }`,
+    );
+    return 1;
+  }
+  narrowNet(config, [...BUILD.net, ...HTTP_LISTEN_GRANTS]);
+  const url = mcpUrl({ ...http.listen, port: server.addr.port }, tls !== undefined);
+  writeErr(
+    `phone-eye ${VERSION} serving MCP at ${url} (${
+      http.token === undefined ? "no token: loopback only" : "bearer token required"
+    })`,
+  );
+  await server.finished;
+  await handler.close();
+  return 0;
+}
+
 async function doctor(config: Config): Promise<number> {
-  const { device, vision } = world(config);
+  const { phones, vision } = world(config);
   // Loaded here, not at start-up: the doctor pulls in the image encoder for its vision probe.
   const { formatChecks, runDoctor } = await import("./lib/doctor.ts");
   const checks = await runDoctor({
     config,
-    device,
+    phones,
     vision,
     build: BUILD,
     query: async (descriptor) => (await Deno.permissions.query(descriptor)).state === "granted",
@@ -140,6 +226,7 @@ async function doctor(config: Config): Promise<number> {
 async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
+  let http: HttpSettings | undefined;
   try {
     const parsed = await parseCommandLine(argv);
     command = parsed.command;
@@ -150,10 +237,12 @@ async function main(argv: string[]): Promise<number | undefined> {
     config = loadConfig(readEnv, parsed.serial, {
       keyInClear: command === "doctor" ? "report" : "refuse",
     });
+    http = loadHttpSettings(readEnv, parsed);
   } catch (error) {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;
   }
+  if (http !== undefined && command === "serve") return await serveHttp(config, http);
   narrowNet(config);
   if (command === "doctor") return await doctor(config);
   serve(config);

@@ -32,14 +32,14 @@ for (const [name, load] of steps) {
   times[name] = now - t;
   t = now;
 }
-// Building the server: createServer registers the seven zod definitions with the SDK (their
+// Building the server: createServer registers the eight zod definitions with the SDK (their
 // JSON Schema is made when tools/list asks, not here).
 const { createServer } = await import("../lib/server.ts");
 const { createGarbageCollector } = await import("../lib/memory.ts");
 const { realClock } = await import("../lib/clock.ts");
 const { createVision } = await import("../lib/vision/vision.ts");
 createServer({
-  device: {} as never,
+  phones: {} as never,
   vision: createVision({ route: "none" }),
   saveShot: undefined,
   lookBudgetMs: 45_000,
@@ -47,6 +47,6 @@ createServer({
   memory: createGarbageCollector(),
   logError: () => {},
 });
-times["createServer (registers the seven tools)"] = performance.now() - t;
+times["createServer (registers the eight tools)"] = performance.now() - t;
 // deno-lint-ignore no-console
 console.log(JSON.stringify(times));

@@ -3,6 +3,7 @@
 
 import denoJson from "../deno.json" with { type: "json" };
 import type { EnvVar } from "./env_vars.ts";
+import { isSerial } from "./adb/serial.ts";
 
 /** deno.json's version: the release workflow checks the tag against it, so there is one source. */
 export const VERSION: string = denoJson.version;
@@ -51,9 +52,24 @@ export type VisionConfig =
   /** No vision; `problem` says why when the settings were given but invalid. */
   | { route: "none"; problem?: string };
 
+/**
+ * The phones this server may drive. "default": nothing set, adb's default device as before (a
+ * `device` argument may name any phone adb lists); "listed": ANDROID_SERIAL, --serial or
+ * PHONE_EYE_DEVICES named them; "any": PHONE_EYE_DEVICES=*, any phone adb lists, and phone-eye never
+ * runs `adb connect` for a serial an agent gave.
+ */
+export type PhoneSet =
+  | { kind: "default" }
+  | {
+    kind: "listed";
+    serials: readonly [string, ...string[]];
+    from: "--serial" | "ANDROID_SERIAL" | "PHONE_EYE_DEVICES";
+  }
+  | { kind: "any" };
+
 export interface Config {
-  /** The one phone this process drives; undefined = adb's default device. */
-  serial: string | undefined;
+  /** The phones this process may drive (PhoneSet). */
+  phones: PhoneSet;
   adbTimeoutMs: number;
   vision: VisionConfig;
   /** Folder where screenshots are kept; undefined = screenshots never touch disk. */
@@ -98,15 +114,48 @@ export const TERMINAL_HINT =
  */
 const FLAGS = {
   serial: { type: "string" },
+  http: { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
   doctor: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
 
+type ValueFlag = "serial" | "http" | "tls-cert" | "tls-key";
+
+/** What each flag with a value takes: its name in --help, and what a missing value is told. */
+const VALUES: { readonly [name in ValueFlag]: { form: string; needs: string } } = {
+  serial: {
+    form: "SERIAL",
+    needs: 'the serial "adb devices" prints, or ip:port for Wi-Fi',
+  },
+  http: { form: "HOST:PORT", needs: "the address to serve, such as 127.0.0.1:8080" },
+  "tls-cert": { form: "FILE", needs: "a PEM certificate file" },
+  "tls-key": { form: "FILE", needs: "the PEM private key file of the certificate" },
+};
+
 /** The flags as a person types them, for the messages below and a check against --help. */
 export const FLAG_FORMS: readonly string[] = Object.entries(FLAGS).map(([name, flag]) =>
-  flag.type === "string" ? `--${name} ${name.toUpperCase().replaceAll("-", "_")}` : `--${name}`
+  flag.type === "string" ? `--${name} ${VALUES[name as ValueFlag].form}` : `--${name}`
 );
+
+/** What the command line asked for: the command, and the values of the flags that have one. */
+export interface CommandLine {
+  command: Command;
+  serial?: string;
+  /** --http HOST:PORT: serve over Streamable HTTP (lib/http/settings.ts reads the rest). */
+  http?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+const VALUE_KEYS = {
+  serial: "serial",
+  http: "http",
+  "tls-cert": "tlsCert",
+  "tls-key": "tlsKey",
+} as const;
 
 /** What a refused command line is told: the flags there are, and where they are explained. */
 const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
@@ -120,7 +169,7 @@ const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
  */
 export async function parseCommandLine(
   argv: readonly string[],
-): Promise<{ command: Command; serial?: string }> {
+): Promise<CommandLine> {
   // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
   // after the task name, separator included); it is not an argument of phone-eye's.
   const args = argv[0] === "--" ? argv.slice(1) : [...argv];
@@ -134,7 +183,7 @@ export async function parseCommandLine(
     allowPositionals: true,
     tokens: true,
   });
-  let serial: string | undefined;
+  const values: Omit<CommandLine, "command"> = {};
   const switches = new Set<string>();
   for (const token of tokens) {
     if (token.kind === "option-terminator") continue;
@@ -148,14 +197,13 @@ export async function parseCommandLine(
     if (!Object.hasOwn(FLAGS, token.name)) {
       throw new ConfigError(`unknown flag ${token.rawName}; ${FLAG_LIST}`);
     }
-    if (token.name === "serial") {
+    if (Object.hasOwn(VALUES, token.name)) {
+      const name = token.name as ValueFlag;
       // `--serial --doctor` would otherwise take "--doctor" for the serial.
       if (token.value === undefined || (!token.inlineValue && token.value.startsWith("-"))) {
-        throw new ConfigError(
-          'flag --serial needs a value: the serial "adb devices" prints, or ip:port for Wi-Fi',
-        );
+        throw new ConfigError(`flag --${name} needs a value: ${VALUES[name].needs}`);
       }
-      serial = token.value;
+      values[VALUE_KEYS[name]] = token.value;
     } else if (token.value !== undefined) {
       throw new ConfigError(`flag ${token.rawName} takes no value; ${FLAG_LIST}`);
     } else {
@@ -169,23 +217,21 @@ export async function parseCommandLine(
     : switches.has("doctor")
     ? "doctor"
     : "serve";
-  return serial === undefined ? { command } : { command, serial };
+  return { command, ...values };
 }
 
-/** Builds the Config from the environment; `serialFlag` (from --serial) wins over ANDROID_SERIAL. */
+/**
+ * Builds the Config from the environment. PHONE_EYE_DEVICES wins over ANDROID_SERIAL: ANDROID_SERIAL
+ * is adb's own variable, often set in a shell profile for every adb tool, so refusing the pair would
+ * make the new setting unusable until a global one is unset. --serial beside PHONE_EYE_DEVICES is
+ * refused: both are given to phone-eye alone, and they contradict each other.
+ */
 export function loadConfig(
   readEnv: ReadEnv,
   serialFlag?: string,
   options: LoadOptions = {},
 ): Config {
-  const serial = nonEmpty(serialFlag) ?? nonEmpty(readEnv("ANDROID_SERIAL"));
-  if (serial !== undefined && !/^[\w.:\[\]%-]+$/.test(serial)) {
-    throw new ConfigError(
-      `Invalid serial ${
-        JSON.stringify(serial)
-      }: use the serial "adb devices" prints, or ip:port for Wi-Fi`,
-    );
-  }
+  const phones = loadPhoneSet(readEnv, serialFlag);
   const visionAllowHttp = readAllowHttp(readEnv);
   let vision = loadVisionConfigOrProblem(readEnv);
   const inClear = visionAllowHttp ? undefined : keyInClear(vision);
@@ -194,7 +240,7 @@ export function loadConfig(
     vision = { route: "none", problem: inClear };
   }
   return {
-    serial,
+    phones,
     adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
     vision,
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
@@ -248,6 +294,52 @@ export function keyInClear(vision: VisionConfig): string | undefined {
     `would travel unencrypted and anyone on the network could read it. Use the server's https:// ` +
     `address; or, only for a model server on a LAN you trust that has no TLS, set ` +
     `PHONE_EYE_VISION_ALLOW_HTTP=1`;
+}
+
+function loadPhoneSet(readEnv: ReadEnv, serialFlag: string | undefined): PhoneSet {
+  const devices = nonEmpty(readEnv("PHONE_EYE_DEVICES"));
+  const flag = nonEmpty(serialFlag);
+  if (devices !== undefined) {
+    if (flag !== undefined) {
+      throw new ConfigError(
+        "--serial and PHONE_EYE_DEVICES both name the phones to drive; give one of them (PHONE_EYE_DEVICES for several)",
+      );
+    }
+    return parseDeviceList(devices);
+  }
+  const serial = flag ?? nonEmpty(readEnv("ANDROID_SERIAL"));
+  if (serial === undefined) return { kind: "default" };
+  checkSerial(serial, flag !== undefined ? "--serial" : "ANDROID_SERIAL");
+  return {
+    kind: "listed",
+    serials: [serial],
+    from: flag !== undefined ? "--serial" : "ANDROID_SERIAL",
+  };
+}
+
+/** PHONE_EYE_DEVICES: `*`, or serials separated by commas (spaces around them ignored). */
+export function parseDeviceList(value: string): PhoneSet {
+  const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.length === 1 && items[0] === "*") return { kind: "any" };
+  if (items.includes("*")) {
+    throw new ConfigError(
+      "PHONE_EYE_DEVICES is either * (any phone adb lists) or a list of serials, not both",
+    );
+  }
+  for (const item of items) checkSerial(item, "PHONE_EYE_DEVICES");
+  const [first, ...rest] = [...new Set(items)];
+  if (first === undefined) return { kind: "default" };
+  return { kind: "listed", serials: [first, ...rest], from: "PHONE_EYE_DEVICES" };
+}
+
+function checkSerial(serial: string, from: string): void {
+  if (!isSerial(serial)) {
+    throw new ConfigError(
+      `Invalid serial ${
+        JSON.stringify(serial)
+      } in ${from}: use the serial "adb devices" prints, or host:port for Wi-Fi`,
+    );
+  }
 }
 
 /**

@@ -6,7 +6,9 @@ import { getpropCommand } from "./adb/commands.ts";
 import type { Device } from "./adb/device.ts";
 import { AdbError } from "./adb/errors.ts";
 import { type Config, keyInClear } from "./config.ts";
-import { ENV_VARS } from "./env_vars.ts";
+import type { Phones } from "./phones.ts";
+import { ENV_VARS, HTTP_ENV_VARS } from "./env_vars.ts";
+import { HTTP_LISTEN_GRANTS } from "./http/settings.ts";
 import { excerpt } from "./text.ts";
 import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
 import { shotsGrantFix } from "./shots.ts";
@@ -48,7 +50,7 @@ export type QueryPermission = (descriptor: Deno.PermissionDescriptor) => Promise
 
 export interface DoctorDeps {
   config: Config;
-  device: Device;
+  phones: Phones;
   vision: Vision;
   query: QueryPermission;
   /** What the build was given (its net grants, before start-up narrowing). */
@@ -57,9 +59,9 @@ export interface DoctorDeps {
 
 const reason = (error: unknown) => error instanceof Error ? error.message : String(error);
 
-async function checkAdb(device: Device): Promise<Check> {
+async function checkAdb(phones: Phones): Promise<Check> {
   try {
-    const out = await device.host(["version"], "run adb");
+    const out = await phones.host(["version"], "run adb");
     const [first = "", second = ""] = out.text.split(/\r?\n/);
     return { ok: true, title: "adb found", detail: [`${first.trim()} ${second.trim()}`.trim()] };
   } catch (error) {
@@ -314,12 +316,27 @@ async function checkPermissions(deps: DoctorDeps): Promise<Check & { shotsUsable
   }
   await expect({ name: "read", path: "/etc/passwd" }, false, "read outside the screenshot folder");
   await expect({ name: "ffi" }, false, "ffi");
+  lines.push(await httpSetLine(query));
   return {
     ok,
     title: ok ? "permissions as intended" : "permissions differ from the intended set",
     detail: lines,
     shotsUsable,
   };
+}
+
+/**
+ * What serving over HTTP is granted beyond this set: deno.json's "http" set (deno task
+ * serve-http), said whether or not this process runs with it, so the difference is never hidden.
+ */
+async function httpSetLine(query: QueryPermission): Promise<string> {
+  const granted = await query({ name: "env", variable: HTTP_ENV_VARS[0] });
+  const adds = `env ${HTTP_ENV_VARS.join(", ")} and net ${
+    HTTP_LISTEN_GRANTS.join(", ")
+  } (listening on every interface, revoked once the socket is bound); HTTPS adds --allow-read=CERT,KEY for the two files`;
+  return granted
+    ? `ok  http: this process has the "http" set (phone-eye --http HOST:PORT), which adds ${adds}`
+    : `--  http: phone-eye --http HOST:PORT runs with the "http" set instead (deno task serve-http), which adds ${adds}; the stdio set above never reads them`;
 }
 
 /** Where screenshots go; a folder the permissions refuse is said as such, never as "kept". */
@@ -360,23 +377,63 @@ async function checkPhoneAndKeyboard(device: Device): Promise<[Check, Check | nu
   return [phone, phone.ok ? await checkKeyboard(device) : null];
 }
 
+/**
+ * The phones PHONE_EYE_DEVICES allows, as an information line (none for one phone, as before), and
+ * the Devices to check: the configured phone or adb's default, each listed one, or with `*` each
+ * phone adb lists. Several phones are checked at once.
+ */
+async function checkPhones(phones: Phones): Promise<Check[]> {
+  const { set } = phones;
+  if (set.kind === "default" || (set.kind === "listed" && set.serials.length === 1)) {
+    const [phone, keyboard] = await checkPhoneAndKeyboard(await phones.resolve(undefined));
+    return keyboard === null ? [phone] : [phone, keyboard];
+  }
+  let roster;
+  try {
+    roster = await phones.roster();
+  } catch (error) {
+    return [{ ok: false, title: "phones not listed", detail: [reason(error)] }];
+  }
+  const allowed: Check = {
+    ok: true,
+    info: true,
+    title: set.kind === "any"
+      ? `PHONE_EYE_DEVICES=*: any phone adb lists (${roster.length} now); agents pick one with device`
+      : `PHONE_EYE_DEVICES: ${set.serials.length} phones; agents pick one with device`,
+    detail: roster.map((d) => `${d.serial} (${d.state})`),
+  };
+  if (roster.length === 0) {
+    return [allowed, {
+      ok: false,
+      title: "no phone attached",
+      detail: ['"adb devices" lists none'],
+    }];
+  }
+  const checked = await Promise.all(
+    roster.map(async (d) => await checkPhoneAndKeyboard(await phones.resolve(d.serial))),
+  );
+  return [
+    allowed,
+    ...checked.flatMap(([phone, keyboard]) => keyboard ? [phone, keyboard] : [phone]),
+  ];
+}
+
 /** Runs every check; the phone and vision checks run at once since they are independent. */
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
-  const adb = await checkAdb(deps.device);
-  const [[phone, keyboard], vision] = await Promise.all([
-    adb.ok ? checkPhoneAndKeyboard(deps.device) : Promise.resolve<[Check, null]>([{
+  const adb = await checkAdb(deps.phones);
+  const [phoneChecks, vision] = await Promise.all([
+    adb.ok ? checkPhones(deps.phones) : Promise.resolve<Check[]>([{
       ok: false,
       title: "phone not checked",
       detail: ["adb must work first"],
-    }, null]),
+    }]),
     checkVision(deps.vision, deps.config),
   ]);
   const { shotsUsable, ...permissions } = await checkPermissions(deps);
   const gated = (check: Check, gate: ExitGate): Check => ({ ...check, gate });
   return [
     gated(adb, "adb"),
-    gated(phone, "the phone"),
-    ...(keyboard === null ? [] : [keyboard]),
+    ...phoneChecks.map((check) => check.info ? check : gated(check, "the phone")),
     gated(vision, "the vision route (when one is configured)"),
     ...[keyTransport(deps.config)].filter((c) => c !== null),
     gated(permissions, "the permissions"),

@@ -8,6 +8,7 @@
  */
 export const ENV_VARS = [
   "ANDROID_SERIAL",
+  "PHONE_EYE_DEVICES",
   "PHONE_EYE_VISION_API_KEY",
   "PHONE_EYE_VISION_BASE_URL",
   "PHONE_EYE_VISION_MODEL",
@@ -20,7 +21,15 @@ export const ENV_VARS = [
   "PHONE_EYE_VISION_TIMEOUT_MS",
 ] as const;
 
-export type EnvVar = typeof ENV_VARS[number];
+/**
+ * The settings of `phone-eye --http` alone (lib/http/settings.ts). deno.json grants them in the
+ * "http" permission set only, so the stdio binaries and `deno task start` cannot read them.
+ */
+export const HTTP_ENV_VARS = ["PHONE_EYE_HTTP_TOKEN", "PHONE_EYE_HTTP_ORIGINS"] as const;
+
+export type HttpEnvVar = typeof HTTP_ENV_VARS[number];
+
+export type EnvVar = typeof ENV_VARS[number] | HttpEnvVar;
 
 /**
  * The variables phone-eye passes on to adb, which runs with these and ANDROID_SERIAL alone
@@ -74,3 +83,6 @@ export const ADB_ENV_NAMES: readonly string[] = ["ANDROID_SERIAL", ...ADB_ENV_VA
 export const GRANTED_ENV_VARS: readonly string[] = [
   ...new Set([...ENV_VARS, ...ADB_ENV_NAMES]),
 ];
+
+/** Every variable deno.json's "http" set grants: the production set's, then HTTP_ENV_VARS. */
+export const HTTP_GRANTED_ENV_VARS: readonly string[] = [...GRANTED_ENV_VARS, ...HTTP_ENV_VARS];

@@ -10,7 +10,7 @@ import {
   DEFAULT_VISION_TOOL,
   VERSION,
 } from "./config.ts";
-import { ENV_VARS, type EnvVar } from "./env_vars.ts";
+import { ENV_VARS, type EnvVar, HTTP_ENV_VARS } from "./env_vars.ts";
 
 /** One setting as --help and the README show it. `code` spans: the README keeps them, --help not. */
 export interface EnvVarHelp {
@@ -29,6 +29,11 @@ const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
     flag: "--serial",
     meaning: "the one phone this process drives (`ip:port` for Wi-Fi)",
     default: { phrase: "adb's default device" },
+  },
+  PHONE_EYE_DEVICES: {
+    meaning:
+      "several phones for one server: serials separated by commas (a `host:port` one is connected on first use), or `*` for any phone adb lists; each call picks one with `device`; wins over ANDROID_SERIAL",
+    default: "unset",
   },
   PHONE_EYE_VISION_API_KEY: {
     meaning: "selects the direct route; sent only as `Authorization: Bearer`",
@@ -72,10 +77,23 @@ const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
     meaning: "limit for each vision call",
     default: { value: String(DEFAULT_VISION_TIMEOUT_MS) },
   },
+  PHONE_EYE_HTTP_TOKEN: {
+    meaning:
+      "with `--http`: the bearer token every request must carry (32 characters or more); unset = loopback only",
+    default: "unset",
+  },
+  PHONE_EYE_HTTP_ORIGINS: {
+    meaning:
+      "with `--http`: comma-separated web origins allowed to call (`https://app.example`); a request from any other origin gets 403",
+    default: { phrase: "none" },
+  },
 };
 
-/** Every setting phone-eye reads, in lib/env_vars.ts's order, with its text. */
-export const ENV_HELP: readonly EnvVarHelp[] = ENV_VARS.map((name) => ({ name, ...HELP[name] }));
+/** Every setting phone-eye reads, in lib/env_vars.ts's order (HTTP's last), with its text. */
+export const ENV_HELP: readonly EnvVarHelp[] = [...ENV_VARS, ...HTTP_ENV_VARS].map((name) => ({
+  name,
+  ...HELP[name],
+}));
 
 /** The `Environment:` block of --help: one row per variable, wrapped to `width` columns. */
 export function envUsage(width = 100): string {
@@ -108,13 +126,19 @@ function wrap(lead: string, text: string, width: number): string {
 export const USAGE =
   `phone-eye ${VERSION}: an MCP server (stdio) that lets an AI agent see and drive an Android phone
 
-Usage: phone-eye [--serial SERIAL] [--doctor | --help | --version]
+Usage: phone-eye [--serial SERIAL] [--http HOST:PORT [--tls-cert FILE --tls-key FILE]]
+                 [--doctor | --help | --version]
 
-  --serial SERIAL  the one phone to drive (as in "adb devices"; ip:port for Wi-Fi).
-                   Overrides ANDROID_SERIAL.
-  --doctor         check adb, the phone, the vision route and the permissions, then exit
-  --help           print this help
-  --version        print the version
+  --serial SERIAL     the one phone to drive (as in "adb devices"; ip:port for Wi-Fi).
+                      Overrides ANDROID_SERIAL.
+  --http HOST:PORT    serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of stdio
+                      (run with the "http" permission set: deno task serve-http). Without
+                      PHONE_EYE_HTTP_TOKEN only a loopback address is served.
+  --tls-cert FILE     with --http: serve HTTPS with this PEM certificate (chain)
+  --tls-key FILE      with --http: the PEM private key of that certificate
+  --doctor            check adb, the phone, the vision route and the permissions, then exit
+  --help              print this help
+  --version           print the version
 
 Environment:
 ${envUsage()}

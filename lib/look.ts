@@ -22,7 +22,7 @@ import {
   type UiElement,
   usefulElements,
 } from "./ui_tree.ts";
-import { agentMessage, type ToolCall, type ToolDeps } from "./tools/tool.ts";
+import { agentMessage, type PhoneDeps, type ToolCall } from "./tools/tool.ts";
 
 /** How one channel ended: its value, or why it failed, already worded for the agent. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -111,7 +111,7 @@ interface VisionStage {
 
 /** The vision channel: a screenshot, kept if a folder is set, and the model's answer about it. */
 async function see(
-  { device, vision, saveShot, memory, clock }: ToolDeps,
+  { device, vision, saveShot, memory, clock }: PhoneDeps,
   question: string | undefined,
   cut: AbortSignal,
   stage: VisionStage,
@@ -222,7 +222,7 @@ export function lookProgress(
  * aborted and a channel still running is reported as late, so the agent keeps what did arrive.
  */
 export async function gatherLook(
-  deps: ToolDeps,
+  deps: PhoneDeps,
   question: string | undefined,
   call: ToolCall,
 ): Promise<LookOutcomes> {
@@ -305,7 +305,7 @@ export async function gatherLook(
  * Keeps a tree the look read as the phone's last seen screen: the next action's "before"
  * (settle.ts). The look asks for no focus or keyboard, so those stay unknown.
  */
-function remembered({ device, clock }: ToolDeps): (elements: UiElement[]) => UiElement[] {
+function remembered({ device, clock }: PhoneDeps): (elements: UiElement[]) => UiElement[] {
   return (elements) => {
     device.seen.last = { elements, focus: undefined, keyboard: undefined, at: clock.now() };
     return elements;
@@ -404,7 +404,7 @@ export function lookResult(outcomes: LookOutcomes): CallToolResult {
 
 /** The whole look: both channels gathered within the budget, fused and rendered. */
 export async function look(
-  deps: ToolDeps,
+  deps: PhoneDeps,
   question: string | undefined,
   call: ToolCall,
 ): Promise<CallToolResult> {

@@ -8,7 +8,7 @@ import { gatherLook, lookProgress, lookResult } from "./look.ts";
 import { readUiTree } from "./screen.ts";
 import { remember, within } from "./settle.ts";
 import { formatElementLine, type UiElement } from "./ui_tree.ts";
-import { errorResult, type ToolCall, type ToolDeps } from "./tools/tool.ts";
+import { errorResult, type PhoneDeps, type ToolCall } from "./tools/tool.ts";
 
 /**
  * The least time from the start of one poll to the next. Each dump returns once the screen has
@@ -40,7 +40,7 @@ export function waitLimitMs(timeoutMs: number, lookBudgetMs: number): number {
  * did not within the timeout. Progress goes out while waiting, and the look's continues from there.
  */
 export async function waitThenLook(
-  deps: ToolDeps,
+  deps: PhoneDeps,
   question: string | undefined,
   wait: WaitCondition,
   call: ToolCall,

@@ -33,7 +33,8 @@ export const INSTRUCTIONS =
 2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. To tap something the vision answer names, use its [points] line: the point snapped to the element under or just beside it, with that element's center to tap (vision coordinates drift, tree bounds are exact), or the point itself where no element is there.
 3. Look again to confirm the action did what you meant before the next step.
 All coordinates are device pixels. If a tool says it reconnected, look first, then repeat the action only if it did not happen.
-Fewer turns: each action's reply ends with [changed] (app, keyboard, elements that appeared or went, once the screen settled), which often replaces the next look; phone_tap and phone_type take element (a text, content-desc or resource-id) instead of coordinates; phone_look with wait_for "Saved" waits for what an action should bring instead of looking again and again.`;
+Fewer turns: each action's reply ends with [changed] (app, keyboard, elements that appeared or went, once the screen settled), which often replaces the next look; phone_tap and phone_type take element (a text, content-desc or resource-id) instead of coordinates; phone_look with wait_for "Saved" waits for what an action should bring instead of looking again and again.
+When the server drives several phones, phone_devices lists them; pass the serial as device to every call.`;
 
 export interface ServerDeps extends ToolDeps {
   /** Where unexpected failures are reported (stderr in production); never the tool result. */
@@ -92,6 +93,12 @@ function refuseLoneSurrogates(args: unknown): void {
   }
 }
 
+/** A call's `device` argument: a string the schema has already whitelisted (deviceArg). */
+function deviceOf(args: unknown): string | undefined {
+  if (args === null || typeof args !== "object" || !("device" in args)) return undefined;
+  return typeof args.device === "string" ? args.device : undefined;
+}
+
 export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
@@ -108,7 +115,11 @@ export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): 
     if (!checked.ok) return errorResult(checked.refusal);
     try {
       refuseLoneSurrogates(checked.args);
-      return await def.handler(deps, checked.args, toolCall(ctx, session));
+      const call = toolCall(ctx, session);
+      if (def.phone === false) return await def.handler(deps, checked.args, call);
+      // The call's phone, checked against the phones this server may drive (lib/phones.ts).
+      const device = await deps.phones.resolve(deviceOf(checked.args));
+      return await def.handler({ ...deps, device }, checked.args, call);
     } catch (error) {
       return failureResult(def.name, error, deps);
     }

@@ -93,6 +93,13 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
     whenEmpty: "adb's only device",
     userConfig: { key: "android_serial", title: "Phone serial (ip:port for Wi-Fi)" },
   },
+  PHONE_EYE_DEVICES: {
+    whenEmpty: "the phone ANDROID_SERIAL names, or adb's only device",
+    userConfig: {
+      key: "phone_devices",
+      title: "Phones to drive (serials separated by commas, or * for any)",
+    },
+  },
   PHONE_EYE_VISION_API_KEY: {
     secret: true,
     whenEmpty: "no key (a keyless local server needs only the base URL)",

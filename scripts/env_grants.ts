@@ -6,6 +6,8 @@ import type { AdbEnvVar, EnvVar } from "../lib/env_vars.ts";
 /** Why phone-eye may read each of its own settings (lib/help.ts says what each sets). */
 const SETTINGS: { readonly [name in EnvVar]: string } = {
   ANDROID_SERIAL: "picks the one phone this process drives (same as --serial)",
+  PHONE_EYE_DEVICES:
+    "lists the phones this process may drive (serials, host:port, or * for any adb lists)",
   PHONE_EYE_VISION_API_KEY:
     "key for the direct vision route; sent only as an Authorization: Bearer header",
   PHONE_EYE_VISION_BASE_URL: "OpenAI-compatible base URL of the direct vision route",
@@ -18,6 +20,8 @@ const SETTINGS: { readonly [name in EnvVar]: string } = {
   PHONE_EYE_SHOTS_MAX_MB: "how much of that folder phone-eye's screenshots may take",
   PHONE_EYE_ADB_TIMEOUT_MS: "timeout for each adb call",
   PHONE_EYE_VISION_TIMEOUT_MS: "timeout for each vision call",
+  PHONE_EYE_HTTP_TOKEN: "the bearer token of --http serving (granted by the http set only)",
+  PHONE_EYE_HTTP_ORIGINS: "the web origins --http serving lets in (granted by the http set only)",
 };
 
 /** What adb does with each variable phone-eye passes on to it (lib/env_vars.ts says where from). */

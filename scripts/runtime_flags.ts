@@ -17,13 +17,13 @@ const NOT_RUNTIME = /^(-P(=.*)?|--permission-set(=.*)?|--no-prompt|-q|--quiet)$/
  * Throws when the task is missing or shaped otherwise, so a renamed task cannot silently drop
  * them from compiled binaries.
  */
-export function runtimeFlags(denoJson: unknown): string[] {
+export function runtimeFlags(denoJson: unknown, task = "start"): string[] {
   const tasks = (denoJson as { tasks?: Record<string, unknown> } | null)?.tasks;
-  const start = tasks?.["start"];
+  const start = tasks?.[task];
   const match = typeof start === "string" ? START_TASK.exec(start.trim()) : null;
   if (!match) {
     throw new Error(
-      `deno.json's "start" task must read "deno run <flags> main.ts" (got ${
+      `deno.json's "${task}" task must read "deno run <flags> main.ts" (got ${
         JSON.stringify(start)
       })`,
     );

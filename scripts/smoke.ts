@@ -1,5 +1,5 @@
 // `deno task smoke`: starts phone-eye (main.ts under the production permission set, or a compiled
-// binary) as an MCP client would, calls tools/list over stdio and checks the seven verbs are there.
+// binary) as an MCP client would, calls tools/list over stdio and checks the eight verbs are there.
 // deno-lint-ignore-file no-console -- a CLI script: the terminal is its only output
 
 import { parseArgs } from "node:util";
@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import denoJson from "../deno.json" with { type: "json" };
 import { runtimeFlags } from "./runtime_flags.ts";
 
-/** The verbs of SPEC §4; a binary that lists any other set is not phone-eye. */
+/** The verbs of SPEC §4 and phone_devices; a binary that lists any other set is not phone-eye. */
 export const EXPECTED_TOOLS = [
   "phone_look",
   "phone_tap",
@@ -19,6 +19,7 @@ export const EXPECTED_TOOLS = [
   "phone_shot",
   "phone_key",
   "phone_intent",
+  "phone_devices",
 ] as const;
 
 const USAGE = `Usage: deno task smoke [--binary PATH] [--timeout-ms N]
@@ -27,7 +28,7 @@ const USAGE = `Usage: deno task smoke [--binary PATH] [--timeout-ms N]
                    the production permission set from deno.json)
   --timeout-ms N   give up after N milliseconds (default 120000: a first run may install npm packages)`;
 
-/** What is wrong with a tools/list answer, or an empty list when it names exactly the seven verbs. */
+/** What is wrong with a tools/list answer, or an empty list when it names exactly the eight verbs. */
 export function toolListProblems(names: readonly string[]): string[] {
   const problems: string[] = [];
   for (const name of EXPECTED_TOOLS) {

@@ -316,7 +316,9 @@ Deno.test({
           // A union that admits a string (phone_key's key: string or number) is free-form too.
           const types = schema.anyOf?.map((t) => t.type) ?? [schema.type];
           if (!types.includes("string")) continue;
-          const valid = VALID_STRINGS[tool.name]?.[field];
+          // Every verb's `device` (deviceArg) is a serial, checked by the same whitelist.
+          const valid = VALID_STRINGS[tool.name]?.[field] ??
+            (field === "device" ? "emulator-5554" : undefined);
           assert.ok(valid, `no valid value for ${tool.name}.${field}: add one to VALID_STRINGS`);
           for (const control of ["\0", "\x01", "\x1b", "\x7f", "\n", "\t", "\r"]) {
             // A question goes to the vision model, where line breaks and tabs are ordinary.

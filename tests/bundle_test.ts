@@ -92,6 +92,7 @@ Deno.test({
     ]);
     assert.deepEqual(vars.filter((v) => v.userConfig).map((v) => v.name), [
       "ANDROID_SERIAL",
+      "PHONE_EYE_DEVICES",
       "PHONE_EYE_VISION_API_KEY",
       "PHONE_EYE_VISION_BASE_URL",
       "PHONE_EYE_VISION_MODEL",
@@ -178,6 +179,7 @@ Deno.test({
     const manifest = buildManifest("aarch64-apple-darwin", release);
     assert.deepEqual(manifest.server.mcp_config.env, {
       ANDROID_SERIAL: "${user_config.android_serial}",
+      PHONE_EYE_DEVICES: "${user_config.phone_devices}",
       PHONE_EYE_VISION_API_KEY: "${user_config.vision_api_key}",
       PHONE_EYE_VISION_BASE_URL: "${user_config.vision_base_url}",
       PHONE_EYE_VISION_MODEL: "${user_config.vision_model}",

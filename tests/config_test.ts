@@ -10,7 +10,7 @@ import {
   loadConfig,
   parseCommandLine,
 } from "../lib/config.ts";
-import { ENV_VARS } from "../lib/env_vars.ts";
+import { ENV_VARS, HTTP_ENV_VARS } from "../lib/env_vars.ts";
 import { ENV_HELP, envUsage, USAGE } from "../lib/help.ts";
 import { NAMED_KEYS, resolveKey } from "../lib/keys.ts";
 import { denoDir } from "./helpers/phone_eye.ts";
@@ -71,11 +71,11 @@ Deno.test({
   name: "--serial wins over ANDROID_SERIAL and a serial with shell characters is refused",
   permissions: "none",
   fn() {
-    assert.equal(
-      loadConfig(env({ ANDROID_SERIAL: "emulator-5554" }), "10.0.0.2:5555").serial,
-      "10.0.0.2:5555",
+    assert.deepEqual(
+      loadConfig(env({ ANDROID_SERIAL: "emulator-5554" }), "10.0.0.2:5555").phones,
+      { kind: "listed", serials: ["10.0.0.2:5555"], from: "--serial" },
     );
-    assert.equal(loadConfig(env({ ANDROID_SERIAL: "  " })).serial, undefined);
+    assert.deepEqual(loadConfig(env({ ANDROID_SERIAL: "  " })).phones, { kind: "default" });
     assert.throws(() => loadConfig(env({ ANDROID_SERIAL: "x;reboot" })), ConfigError);
   },
 });
@@ -152,7 +152,8 @@ Deno.test({
     assert.deepEqual(await parseCommandLine(["--", "--doctor"]), { command: "doctor" });
     assert.deepEqual(await parseCommandLine(["--"]), { command: "serve" });
     // Each refusal in phone-eye's words, naming what was wrong and the flags there are.
-    const flags = "the flags are --serial SERIAL, --doctor, --help and --version " +
+    const flags =
+      "the flags are --serial SERIAL, --http HOST:PORT, --tls-cert FILE, --tls-key FILE, --doctor, --help and --version " +
       "(--help says what each does)";
     const refusals: Array<[string[], string]> = [
       [["--shell", "rm"], `unknown flag --shell; ${flags}`],
@@ -183,7 +184,8 @@ Deno.test({
 });
 
 Deno.test("deno task start with a wrong flag or an argument answers in phone-eye's words, exit 2", async () => {
-  const flags = "the flags are --serial SERIAL, --doctor, --help and --version " +
+  const flags =
+    "the flags are --serial SERIAL, --http HOST:PORT, --tls-cert FILE, --tls-key FILE, --doctor, --help and --version " +
     "(--help says what each does)";
   const cases: Array<[string[], string]> = [
     [["--bogus"], `phone-eye: unknown flag --bogus; ${flags}`],
@@ -218,7 +220,7 @@ Deno.test({
   permissions: "none",
   fn() {
     for (const form of FLAG_FORMS) assert.ok(USAGE.includes(`\n  ${form} `), form);
-    assert.deepEqual(ENV_HELP.map((row) => row.name), [...ENV_VARS]);
+    assert.deepEqual(ENV_HELP.map((row) => row.name), [...ENV_VARS, ...HTTP_ENV_VARS]);
     for (const row of ENV_HELP) assert.match(row.meaning, /\S/, row.name);
   },
 });

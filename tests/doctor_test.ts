@@ -1,6 +1,7 @@
 // `phone-eye --doctor`, --help, --version and flag refusal, end to end: main.ts as a subprocess under
 // deno.json's full production set (vision hosts not swapped), the real adb and the simulated phone.
 
+import { createPhones } from "../lib/phones.ts";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
@@ -100,7 +101,7 @@ Deno.test("--help and --version exit 0, and an unknown flag exits 2 naming the f
   assert.equal(help.code, 0, help.stderr);
   assert.match(
     help.stdout,
-    /^Usage: phone-eye \[--serial SERIAL\] \[--doctor \| --help \| --version\]$/m,
+    /^Usage: phone-eye \[--serial SERIAL\] \[--http HOST:PORT \[--tls-cert FILE --tls-key FILE\]\]\n +\[--doctor \| --help \| --version\]$/m,
   );
   assert.match(help.stdout, /--doctor +check adb, the phone, the vision route and the permissions/);
   assert.equal(version.code, 0, version.stderr);
@@ -170,7 +171,7 @@ Deno.test("--doctor under the full production set: all green, then each failure 
       assert.match(green.stdout, /^ +answer: OK$/m);
       assert.match(green.stdout, /^ +ok {2}run adb: granted$/m);
       assert.match(green.stdout, /^ +ok {2}run sh \(anything but adb\): refused$/m);
-      assert.match(green.stdout, /^ +ok {2}env: 11 of phone-eye's 11 variables readable$/m);
+      assert.match(green.stdout, /^ +ok {2}env: 12 of phone-eye's 12 variables readable$/m);
       assert.match(green.stdout, /^ +ok {2}env of anything else: refused$/m);
       assert.match(green.stdout, /^ +ok {2}read outside the screenshot folder: refused$/m);
       assert.match(green.stdout, /^ +ok {2}ffi: refused$/m);
@@ -313,10 +314,14 @@ Deno.test("--doctor with two phones: the headline says so and names both; a mist
     phoneEye: false,
   });
   const [plain, keyboard] = rig.sims as [SimPhone, SimPhone];
-  const [both, typo, withKeyboard] = await Promise.all([
+  const [both, typo, withKeyboard, lab] = await Promise.all([
     runMain(["--doctor"], { cache, env: rig.env }),
     runMain(["--doctor"], { cache, env: { ...rig.env, ANDROID_SERIAL: "R58M123ABC" } }),
     runMain(["--doctor"], { cache, env: { ...rig.env, ANDROID_SERIAL: keyboard.serial } }),
+    runMain(["--doctor"], {
+      cache,
+      env: { ...rig.env, PHONE_EYE_DEVICES: `${plain.serial},${keyboard.serial}` },
+    }),
   ]);
   const listed = (stdout: string, pattern: RegExp) => pattern.exec(stdout)?.[1]?.split(", ").sort();
   const pair = [plain, keyboard].map((sim) => `${sim.serial} (device)`).sort();
@@ -338,6 +343,18 @@ Deno.test("--doctor with two phones: the headline says so and names both; a mist
     );
   });
 
+  await t.step("PHONE_EYE_DEVICES: the allowed phones listed, then each one checked", () => {
+    assert.equal(lab.code, 0, lab.stdout);
+    assert.deepEqual(titles(lab.stdout).slice(1, 6), [
+      "[info] PHONE_EYE_DEVICES: 2 phones; agents pick one with device",
+      `[ok] phone reachable (${plain.serial})`,
+      "[info] ADB Keyboard not installed: typing is ASCII only",
+      `[ok] phone reachable (${keyboard.serial})`,
+      "[info] ADB Keyboard installed: phone_type types any text",
+    ]);
+    assert.ok(lab.stdout.includes(`       ${plain.serial} (device)\n`), lab.stdout);
+  });
+
   await t.step("the phone with ADB Keyboard: an [info] line saying so, and exit 0", () => {
     assert.equal(withKeyboard.code, 0, withKeyboard.stdout);
     assert.deepEqual(titles(withKeyboard.stdout).slice(1, 3), [
@@ -355,7 +372,12 @@ Deno.test("the README says what the doctor's exit status depends on, in the word
   const config = loadConfig(() => undefined);
   const checks = await runDoctor({
     config,
-    device: createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 }),
+    phones: createPhones({
+      set: config.phones,
+      run: fakeAdb().run,
+      timeoutMs: 1000,
+      makeDevice: (serial) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
+    }),
     vision: createVision(config.vision),
     query: () => Promise.resolve(false),
     build: { kind: "source", net: [] },
@@ -478,4 +500,33 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
       );
     },
   );
+});
+
+Deno.test("the doctor says what the http permission set adds, and whether this process has it", async () => {
+  const config = loadConfig(() => undefined);
+  const permissionsOf = async (granted: (d: Deno.PermissionDescriptor) => boolean) => {
+    const checks = await runDoctor({
+      config,
+      phones: createPhones({
+        set: config.phones,
+        run: fakeAdb().run,
+        timeoutMs: 1000,
+        makeDevice: (serial) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
+      }),
+      vision: createVision(config.vision),
+      query: (descriptor) => Promise.resolve(granted(descriptor)),
+      build: { kind: "source", net: [] },
+    });
+    const lines = checks.find((c) => c.gate === "the permissions")?.detail ?? [];
+    return lines.find((line) => /^\S+ +http: /.test(line)) ?? "";
+  };
+  const stdio = await permissionsOf((d) => d.name === "run" && d.command === "adb");
+  assert.match(stdio, /^-- +http: .*"http" set .*deno task serve-http/);
+  assert.match(stdio, /PHONE_EYE_HTTP_TOKEN, PHONE_EYE_HTTP_ORIGINS and net 0\.0\.0\.0, \[::\]/);
+  assert.match(stdio, /--allow-read=CERT,KEY/);
+  const http = await permissionsOf((d) =>
+    (d.name === "run" && d.command === "adb") ||
+    (d.name === "env" && d.variable?.startsWith("PHONE_EYE_") === true)
+  );
+  assert.match(http, /^ok +http: this process has the "http" set/);
 });

@@ -35,9 +35,9 @@ testThroughEach(
   "the hand verbs drive the simulated phone through the real adb",
   async (t, adb) => {
     await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb) });
-    await t.step("initialize and tools/list answer with all seven verbs", async () => {
+    await t.step("initialize and tools/list answer with all eight verbs", async () => {
       const { tools } = await r.eye.client.listTools();
-      assert.equal(tools.length, 7);
+      assert.equal(tools.length, 8);
       assert.match(r.eye.client.getInstructions() ?? "", /look → act → look/);
     });
 

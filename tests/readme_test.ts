@@ -39,13 +39,13 @@ Deno.test({
     assert.ok(table.startsWith(START) && table.endsWith(END));
     assert.match(
       table,
-      /\| `phone_tap` \| `x\?: int`, `y\?: int`, `element\?: string`, `count\?: int`, `hold_ms\?: int`, `settle\?: boolean = true` \| acts on the phone \|/,
+      /\| `phone_tap` \| `device\?: string`, `x\?: int`, `y\?: int`, `element\?: string`, `count\?: int`, `hold_ms\?: int`, `settle\?: boolean = true` \| acts on the phone \|/,
     );
     assert.match(table, /`duration_ms\?: int = 300`/);
     // A union's pipe is escaped, or it would split the table's cell.
     assert.match(
       table,
-      /\| `phone_key` \| `key: string \\\| number`, `settle\?: boolean = true` \| acts on the phone \|/,
+      /\| `phone_key` \| `device\?: string`, `key: string \\\| number`, `settle\?: boolean = true` \| acts on the phone \|/,
     );
   },
 });

@@ -38,13 +38,15 @@ Deno.test({
         "phone_shot",
         "phone_key",
         "phone_intent",
+        "phone_devices",
       ]);
       for (const tool of tools) {
         assert.ok(
           (tool.description ?? "").length > 60,
           `${tool.name} needs a description an agent can act on`,
         );
-        const looks = tool.name === "phone_look" || tool.name === "phone_shot";
+        const looks = tool.name === "phone_look" || tool.name === "phone_shot" ||
+          tool.name === "phone_devices";
         assert.equal(tool.annotations?.readOnlyHint, looks, tool.name);
         if (!looks) assert.equal(tool.annotations?.destructiveHint, true, tool.name);
       }

@@ -683,11 +683,12 @@ Deno.test("deno task compile refuses a URL as vision host and a relative screens
 // ---- scripts/smoke.ts ----
 
 Deno.test({
-  name: "the smoke check wants exactly the seven verbs",
+  name: "the smoke check wants exactly the eight verbs",
   permissions: "none",
   fn() {
     assert.deepEqual(toolListProblems([...EXPECTED_TOOLS].reverse()), []);
     assert.deepEqual(toolListProblems(["phone_tap", "phone_shell"]).sort(), [
+      "missing tool phone_devices",
       "missing tool phone_intent",
       "missing tool phone_key",
       "missing tool phone_look",
@@ -713,7 +714,7 @@ serveStdio(() => {
 
 Deno.test({
   name:
-    "deno task smoke --binary passes a server listing the seven verbs and fails one missing a verb",
+    "deno task smoke --binary passes a server listing the eight verbs and fails one missing a verb",
   ignore: Deno.build.os === "windows", // the stand-in binary is a shell script
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "phone-eye-smoke-" });

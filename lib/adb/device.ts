@@ -101,6 +101,12 @@ export interface DeviceOptions {
    * HOST_SLOTS shared by every Device of a server. A Device made alone gets its own.
    */
   hostSlots?: Limiter;
+  /**
+   * Whether phone-eye may run `adb connect` for this serial to revive a dropped Wi-Fi link (default
+   * true). False for a serial an agent named under PHONE_EYE_DEVICES=* (lib/phones.ts): an agent
+   * must never make phone-eye connect to an address the user did not list.
+   */
+  connects?: boolean;
 }
 
 /** How long a reconnect waits for the revived device to finish its handshake. */
@@ -125,6 +131,7 @@ export function createDevice(options: DeviceOptions): Device {
   /** A host-wide adb call, within the server's HOST_SLOTS. */
   const hostRun: RunAdb = (args, limits) => hostSlots.use(() => run(args, limits));
   const target = serial === undefined ? [] : ["-s", serial];
+  const revivable = (options.connects ?? true) && isNetworkSerial(serial);
   let size: Size | undefined;
   // The link's generation: how many reconnects have ended. A call whose attempt began before the
   // latest reconnect ended failed on the old link; reconnecting again for it would cut the replays
@@ -199,7 +206,7 @@ export function createDevice(options: DeviceOptions): Device {
         ctx.acts
           ? mayHaveHappened(ctx.action, what, "check the cable or Wi-Fi link")
           : `Cannot ${ctx.action}: ${what}${
-            isNetworkSerial(serial) ? " even after reconnecting once" : ""
+            revivable ? " even after reconnecting once" : ""
           }; check the cable or Wi-Fi link, then call the tool again`,
       ),
     };
@@ -273,7 +280,7 @@ export function createDevice(options: DeviceOptions): Device {
     const error = first.error;
     // Cancelled: nobody reads the answer, so no reconnect and no replay.
     if (error.code === "CANCELLED" || opts.signal?.aborted) throw error;
-    if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && isNetworkSerial(serial)) {
+    if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && revivable && serial) {
       const acts = !command.replayable;
       // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
       const uncertain = acts && error.code === "TRANSPORT";

@@ -224,7 +224,7 @@ const KNOWN_TEXTS: ReadonlyArray<{
         ? {
           what: "more than one Android device is attached and no serial was chosen",
           fix:
-            "set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive — one phone-eye process drives one phone",
+            "set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive, or PHONE_EYE_DEVICES to drive several, each call naming its device",
           uncertain: false,
         }
         : {

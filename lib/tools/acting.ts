@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ScreenReading } from "../adb/device.ts";
 import { scanCharacters } from "../characters.ts";
-import { textResult, type ToolCall, type ToolDeps } from "./tool.ts";
+import { type PhoneDeps, textResult, type ToolCall } from "./tool.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
 export const SETTLE_BUDGET_S = 3;
@@ -38,7 +38,7 @@ export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
 
 /** The screen before the action, when settling; taking it costs no adb call. */
 export async function screenBefore(
-  deps: ToolDeps,
+  deps: PhoneDeps,
   settle: boolean,
 ): Promise<ScreenReading | undefined> {
   // With settle false nothing is loaded or read; the remembered screen only stops being current.
@@ -52,7 +52,7 @@ export async function screenBefore(
 
 /** The verb's reply, followed by the [changed] section when settling. */
 export async function actionResult(
-  deps: ToolDeps,
+  deps: PhoneDeps,
   call: ToolCall,
   settle: boolean,
   before: ScreenReading | undefined,

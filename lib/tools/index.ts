@@ -1,6 +1,7 @@
 // The tool list: the only verbs phone-eye exposes, in the order tools/list shows them.
 // The README's tool table is generated from this list (scripts/readme_tools.ts).
 
+import { phoneDevices } from "./phone_devices.ts";
 import { phoneIntent } from "./phone_intent.ts";
 import { phoneKey } from "./phone_key.ts";
 import { phoneLook } from "./phone_look.ts";
@@ -18,4 +19,5 @@ export const TOOLS: readonly Tool[] = [
   phoneShot,
   phoneKey,
   phoneIntent,
+  phoneDevices,
 ];

@@ -15,7 +15,7 @@ import { closestPackages } from "../near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
 
 const field = (what: string) => z.string().min(1).max(2000).optional().describe(what);
 
@@ -28,6 +28,7 @@ export const phoneIntent = defineTool({
     'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused. ' +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
+    device: deviceArg(),
     action: field('intent action, e.g. "android.intent.action.VIEW"'),
     data: field('data URI, e.g. "https://example.com" or "tel:123"'),
     component: field('exact activity, e.g. "com.android.settings/.Settings"'),
@@ -35,7 +36,8 @@ export const phoneIntent = defineTool({
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
-  async handler(deps, { settle, ...args }, call) {
+  // device picked the phone (server.ts); the rest are the intent's own fields.
+  async handler(deps, { settle, device: _phone, ...args }, call) {
     const { device } = deps;
     const refusal = intentArgsProblem(args);
     if (refusal) throw new ToolInputError(`Cannot ${ACTION}: ${refusal}`);

@@ -7,7 +7,7 @@ import { characterName, scanCharacters } from "../characters.ts";
 import { runInput } from "../adb/input.ts";
 import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
 
 export const phoneKey = defineTool({
   name: "phone_key",
@@ -17,6 +17,7 @@ export const phoneKey = defineTool({
       Object.keys(NAMED_KEYS).join(", ")
     }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate. ${SETTLE_SENTENCE}`,
   inputSchema: z.strictObject({
+    device: deviceArg(),
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
     key: z.union([z.string().min(1).max(40), z.number()]).describe(

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { characterName, scanCharacters } from "../characters.ts";
 import { elementName } from "./acting.ts";
-import { defineTool, LOOKS_ONLY, ToolInputError } from "./tool.ts";
+import { defineTool, deviceArg, LOOKS_ONLY, ToolInputError } from "./tool.ts";
 
 /**
  * The question as the vision model gets it. It goes to a model, not to a shell, and line breaks and
@@ -43,6 +43,7 @@ export const phoneLook = defineTool({
   description:
     "See what is on the Android phone's screen: a screenshot read by a vision model, with the on-screen elements and their exact bounds to tap. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\". To wait for what an action should bring, give wait_for (or wait_gone) with a text, content-desc or resource-id: the look answers as soon as it is on screen (or gone), with a [waited] line saying after how long, or that it did not within timeout_ms.",
   inputSchema: z.strictObject({
+    device: deviceArg(),
     question: z.string().max(2000).optional().describe(
       'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',
     ),

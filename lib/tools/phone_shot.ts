@@ -2,7 +2,7 @@
 // taps land right. No structuredContent: Claude Code would show the model that instead of both.
 
 import { z } from "zod";
-import { defineTool, LOOKS_ONLY } from "./tool.ts";
+import { defineTool, deviceArg, LOOKS_ONLY } from "./tool.ts";
 
 /**
  * The capture and the codecs: not loaded at start-up, so tools/list never waits for them; the
@@ -16,7 +16,7 @@ export const phoneShot = defineTool({
   title: "Screenshot",
   description:
     "Take a screenshot of the Android phone's screen, returned as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
-  inputSchema: z.strictObject({}),
+  inputSchema: z.strictObject({ device: deviceArg() }),
   annotations: LOOKS_ONLY,
   preload: loadCapture,
   async handler({ device, saveShot, memory }, _args, { signal }) {

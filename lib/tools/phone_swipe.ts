@@ -6,7 +6,7 @@ import { swipeCommand } from "../adb/commands.ts";
 import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 export const phoneSwipe = defineTool({
   name: "phone_swipe",
@@ -15,6 +15,7 @@ export const phoneSwipe = defineTool({
     "Swipe or scroll on the Android phone's screen: drag from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging. " +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
+    device: deviceArg(),
     x1: coordinate("start x"),
     y1: coordinate("start y"),
     x2: coordinate("end x"),

@@ -13,7 +13,7 @@ import {
   settleField,
 } from "./acting.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
 
 export const phoneTap = defineTool({
   name: "phone_tap",
@@ -22,6 +22,7 @@ export const phoneTap = defineTool({
     "Tap (click, press, double-tap or long-press) the Android phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each (53 to 61 ms median on the simulated phone), and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, often 300 ms or more, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Or give element instead of x and y to tap an element by name (\"Sign in\"): one match is tapped at its centre; several give a list to choose from and no tap; none gives the closest labels. " +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
+    device: deviceArg(),
     x: coordinate("x").optional(),
     y: coordinate("y").optional(),
     element: elementField("the element to tap instead of x and y"),

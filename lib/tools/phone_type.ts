@@ -15,7 +15,7 @@ import {
   SETTLE_SENTENCE,
   settleField,
 } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool, ToolInputError } from "./tool.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
 
 export const phoneType = defineTool({
   name: "phone_type",
@@ -24,6 +24,7 @@ export const phoneType = defineTool({
     'Type text into the focused text field on the Android phone, as on its keyboard: tap the field first, or give element (its text, content-desc or resource-id, e.g. "note_text") and phone-eye taps it for you. Any language and emoji when the phone has ADB Keyboard installed (phone-eye selects it for the call and puts the current keyboard back); otherwise printable ASCII only (adb\'s "input text" limit). For a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press. ' +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
+    device: deviceArg(),
     text: z.string().min(1).max(2000).describe(
       "the text to type (no newlines or other control characters)",
     ),

@@ -9,12 +9,14 @@ import type {
   StandardSchemaWithJSON,
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Device } from "../adb/device.ts";
+import { SERIAL_MAX_LENGTH, SERIAL_PATTERN } from "../adb/serial.ts";
 import type { Clock } from "../clock.ts";
 import { AgentError } from "../errors.ts";
 import type { MemoryHandle } from "../memory.ts";
 import type { Session } from "../session.ts";
+import type { Phones } from "../phones.ts";
 import type { Vision } from "../vision/route.ts";
 
 /**
@@ -22,7 +24,8 @@ import type { Vision } from "../vision/route.ts";
  * with fakes as data).
  */
 export interface ToolDeps {
-  device: Device;
+  /** The phones this server may drive; a verb's call is given the one its `device` names. */
+  phones: Phones;
   vision: Vision;
   /**
    * Keeps a screenshot in PHONE_EYE_SHOTS and says where (or why not), never throwing; undefined
@@ -39,6 +42,25 @@ export interface ToolDeps {
    */
   memory: MemoryHandle;
 }
+
+/** What a verb that drives a phone is given: the server's resources and the call's phone. */
+export interface PhoneDeps extends ToolDeps {
+  /** The phone this call's `device` argument named (or the only one), from `phones`. */
+  device: Device;
+}
+
+/**
+ * The `device` argument every verb that drives a phone takes. The schema whitelists it (printable
+ * ASCII, no space, quote or shell operator, lib/adb/serial.ts) before anything else runs; the
+ * phones' rule (lib/phones.ts) then checks it against the phones this server may drive.
+ */
+export const deviceArg = (): z.ZodOptional<z.ZodString> =>
+  z.string().max(SERIAL_MAX_LENGTH).regex(SERIAL_PATTERN, {
+    error:
+      "device must be an adb serial as phone_devices lists it: letters, digits and . : _ - [ ] %, with no space, quote, control character or shell character",
+  }).optional().describe(
+    "which phone, as phone_devices lists it (an adb serial); omit when the server drives one phone",
+  );
 
 /** One update for the client's progress display: `progress` must grow with every update. */
 export interface ProgressUpdate {
@@ -71,14 +93,13 @@ export type ArgsOf<Schema extends StandardSchemaWithJSON> = StandardSchemaWithJS
   Schema
 >;
 
-/** One verb as written in its file: the handler's arguments are typed by its own schema. */
-export interface ToolDef<Schema extends ToolSchema> {
+/** What every verb's definition holds. */
+interface ToolDefBase<Schema extends ToolSchema> {
   name: string;
   title: string;
   description: string;
   inputSchema: Schema;
   annotations: ToolAnnotations;
-  handler: (deps: ToolDeps, args: ArgsOf<Schema>, call: ToolCall) => Promise<CallToolResult>;
   /**
    * Loads the modules the handler imports on first use (the eyes), so the server can load them
    * in the background once it is idle (server.ts, preloadTools) and the first call is no slower.
@@ -88,6 +109,20 @@ export interface ToolDef<Schema extends ToolSchema> {
 
 /** A call's arguments as the schema judged them: accepted and typed, or refused in our words. */
 export type Checked<Args> = { ok: true; args: Args } | { ok: false; refusal: string };
+/** A verb that drives one phone: the server resolves its `device` (deviceArg) before the handler. */
+export interface PhoneToolDef<Schema extends ToolSchema> extends ToolDefBase<Schema> {
+  phone?: true;
+  handler: (deps: PhoneDeps, args: ArgsOf<Schema>, call: ToolCall) => Promise<CallToolResult>;
+}
+
+/** A verb about the server itself (phone_devices): no phone is resolved for it. */
+export interface ServerToolDef<Schema extends ToolSchema> extends ToolDefBase<Schema> {
+  phone: false;
+  handler: (deps: ToolDeps, args: ArgsOf<Schema>, call: ToolCall) => Promise<CallToolResult>;
+}
+
+/** One verb as written in its file: the handler's arguments are typed by its own schema. */
+export type ToolDef<Schema extends ToolSchema> = PhoneToolDef<Schema> | ServerToolDef<Schema>;
 
 /** What the SDK runs for a call: the handler with the server's resources, failures mapped. */
 export type ToolCallHandler<Schema extends ToolSchema> = (
@@ -135,7 +170,18 @@ export function agentMessage(error: unknown): string | undefined {
  * A verb for the tool list. Registration happens here, where the schema's type is still known, so
  * the SDK is handed each schema with a handler whose arguments it types: no cast at the seam.
  */
-export function defineTool<Schema extends ToolSchema>(def: ToolDef<Schema>): Tool {
+export function defineTool<Schema extends ToolSchema>(def: PhoneToolDef<Schema>): Tool {
+  return toolOf(def);
+}
+
+/** A verb about the server, not one phone (phone_devices). */
+export function defineServerTool<Schema extends ToolSchema>(
+  def: Omit<ServerToolDef<Schema>, "phone">,
+): Tool {
+  return toolOf({ ...def, phone: false });
+}
+
+function toolOf<Schema extends ToolSchema>(def: ToolDef<Schema>): Tool {
   const { name, title, description, inputSchema, annotations, preload } = def;
   return {
     name,

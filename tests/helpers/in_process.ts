@@ -3,11 +3,27 @@
 
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
+import type { Device } from "../../lib/adb/device.ts";
 import { realClock } from "../../lib/clock.ts";
+import { createPhones, type Phones } from "../../lib/phones.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config.ts";
 import { createGarbageCollector } from "../../lib/memory.ts";
 import { createServer, type ServerDeps } from "../../lib/server.ts";
 import { createVision } from "../../lib/vision/vision.ts";
+
+/**
+ * A server that drives just `device` as adb's default phone (no ANDROID_SERIAL or
+ * PHONE_EYE_DEVICES): what most in-process tests need. Anything that asks adb itself (a `device`
+ * argument, phone_devices) fails loudly: such a test passes `phones` made with a real runner.
+ */
+export function onePhone(device: Device): Phones {
+  return createPhones({
+    set: { kind: "default" },
+    run: () => Promise.reject(new Error("this in-process server has no adb: pass phones")),
+    timeoutMs: 1000,
+    makeDevice: () => device,
+  });
+}
 
 export interface InProcess {
   client: Client;
@@ -20,10 +36,14 @@ export interface InProcess {
  * production look budget, and the production clock and collector (which does nothing without --expose-gc).
  */
 export async function connectInProcess(
-  deps: Pick<ServerDeps, "device"> & Partial<Omit<ServerDeps, "logError">>,
+  deps:
+    & ({ device: Device } | Pick<ServerDeps, "phones">)
+    & Partial<Omit<ServerDeps, "logError" | "phones">>,
 ): Promise<InProcess> {
   const logged: string[] = [];
+  const phones = "phones" in deps ? deps.phones : onePhone(deps.device);
   const server = createServer({
+    phones,
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,

@@ -1,0 +1,53 @@
+// phone_devices: the phones this server may drive, each with adb's state and, when it answers, its
+// model, Android version, screen size and ADB Keyboard, read in one round trip per phone, in parallel.
+
+import { z } from "zod";
+import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../adb/phone_facts.ts";
+import type { Phones } from "../phones.ts";
+import { excerpt } from "../text.ts";
+import { agentMessage, defineServerTool, LOOKS_ONLY, textResult } from "./tool.ts";
+
+/** Where the set of phones comes from, for the headline. */
+function setName(phones: Phones): string {
+  const { set } = phones;
+  return set.kind === "listed"
+    ? set.from
+    : set.kind === "any"
+    ? "PHONE_EYE_DEVICES=*: any phone adb lists"
+    : "nothing configured: adb's default device, or any phone adb lists by its serial";
+}
+
+/** One phone's line: its state, then what it says about itself when it is ready. */
+async function describePhone(phones: Phones, serial: string, state: string): Promise<string> {
+  if (state !== "device") return `- ${serial}: ${state}`;
+  try {
+    const device = await phones.resolve(serial);
+    const out = await device.run(phoneFactsCommand(), { action: "read the phone's facts" });
+    const facts = parsePhoneFacts(out.text);
+    return facts === null
+      ? `- ${serial}: device; its facts were unreadable (${excerpt(out.text, 120)})`
+      : `- ${serial}: device; ${describeFacts(facts)}`;
+  } catch (error) {
+    const message = agentMessage(error) ?? (error instanceof Error ? error.message : String(error));
+    return `- ${serial}: device, but reading its facts failed: ${message}`;
+  }
+}
+
+export const phoneDevices = defineServerTool({
+  name: "phone_devices",
+  title: "List the phones",
+  description:
+    "List the phones this server may drive: each one's serial, adb state (device = ready; offline; unauthorized = accept the prompt on the phone), model, Android version, screen size in device pixels, and whether ADB Keyboard is installed (without it phone_type types ASCII only). Every other tool takes one of these serials as `device`; it may be omitted when the server drives one phone.",
+  inputSchema: z.strictObject({}),
+  annotations: LOOKS_ONLY,
+  async handler({ phones }) {
+    const roster = await phones.roster();
+    const lines = await Promise.all(roster.map((d) => describePhone(phones, d.serial, d.state)));
+    const head = roster.length === 0
+      ? `No phone to drive (${setName(phones)}): "adb devices" lists none.`
+      : `${roster.length} phone${roster.length === 1 ? "" : "s"} this server may drive (${
+        setName(phones)
+      }); give the serial as device:`;
+    return textResult([head, ...lines].join("\n"));
+  },
+});
