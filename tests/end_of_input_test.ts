@@ -28,8 +28,8 @@ Deno.test("an action whose request is the client's last line still runs and gets
   rig.sim.faults.latency(200, "input");
   rig.sim.faults.latency(200, "am");
   await eye.write(
-    call("tap", "phone_tap", { x: 7, y: 8 }) +
-      call("intent", "phone_intent", { package: "com.android.settings" }),
+    call("tap", "phone_tap", { x: 7, y: 8, settle: false }) +
+      call("intent", "phone_intent", { package: "com.android.settings", settle: false }),
   );
   const status = await eye.close(60_000);
   const replies = eye.drain();
@@ -46,7 +46,9 @@ Deno.test("with 15 adb calls in flight at the end of input, all 15 are answered,
   await eye.initialize();
   rig.sim.faults.latency(100, "input");
   const ids = Array.from({ length: 15 }, (_, n) => `tap-${n}`);
-  await eye.write(ids.map((id, n) => call(id, "phone_tap", { x: n, y: n })).join(""));
+  await eye.write(
+    ids.map((id, n) => call(id, "phone_tap", { x: n, y: n, settle: false })).join(""),
+  );
   const status = await eye.close(60_000);
   const replies = eye.drain();
   assert.equal(status.code, 0, eye.stderr().slice(-2000));
@@ -75,7 +77,8 @@ Deno.test("a tap line with invalid UTF-8 or a reused id is refused and never rea
   assert.match(refusedText.error?.message ?? "", new RegExp(`invalid UTF-8 at byte ${at} `));
 
   await eye.write(
-    call("twice", "phone_tap", { x: 1, y: 1 }) + call("twice", "phone_tap", { x: 2, y: 2 }),
+    call("twice", "phone_tap", { x: 1, y: 1, settle: false }) +
+      call("twice", "phone_tap", { x: 2, y: 2, settle: false }),
   );
   const first = await eye.until((m) => m.id === "twice");
   const second = await eye.until((m) => m.id === "twice");

@@ -168,7 +168,8 @@ Deno.test({
     }
     assert.deepEqual(
       [...seen].sort(),
-      TOOLS.map((t) => t.name).sort(),
+      // phone_devices answers a failing adb with each phone's state, as information, not an error.
+      TOOLS.map((t) => t.name).filter((name) => name !== "phone_devices").sort(),
       "every verb failed somewhere",
     );
     assert.ok(count > 200, `only ${count} error texts were walked`);

@@ -682,7 +682,7 @@ Deno.test(`${LINES} malformed JSON-RPC lines each get their JSON-RPC answer, and
           jsonrpc: "2.0",
           id: "tap",
           method: "tools/call",
-          params: { name: "phone_tap", arguments: { x: 7, y: 8 } },
+          params: { name: "phone_tap", arguments: { x: 7, y: 8, settle: false } },
         })
       }\n`,
     );

@@ -60,6 +60,7 @@ Deno.test({
         phone_shot: /^Take a screenshot of the Android phone's screen\b/,
         phone_key: /^Press a key or button on the Android phone: home, back, enter\b/,
         phone_intent: /^Open an app, a URL or a deep link on the Android phone\b/,
+        phone_devices: /^List the Android phones this server may drive\b.*\bserial\b/,
       };
       for (const tool of tools) {
         const first = (tool.description ?? "").split(/(?<=\.)\s/, 1)[0]!;

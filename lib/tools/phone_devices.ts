@@ -37,7 +37,7 @@ export const phoneDevices = defineServerTool({
   name: "phone_devices",
   title: "List the phones",
   description:
-    "List the phones this server may drive: each one's serial, adb state (device = ready; offline; unauthorized = accept the prompt on the phone), model, Android version, screen size in device pixels, and whether ADB Keyboard is installed (without it phone_type types ASCII only). Every other tool takes one of these serials as `device`; it may be omitted when the server drives one phone.",
+    "List the Android phones this server may drive: each one's serial, adb state (device = ready; offline; unauthorized = accept the prompt on the phone), model, Android version, screen size in device pixels, and whether ADB Keyboard is installed (without it phone_type types ASCII only). Every other tool takes one of these serials as `device`; it may be omitted when the server drives one phone.",
   inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
   async handler({ phones }) {
