@@ -559,10 +559,16 @@ Deno.test({
     const burst = BURST;
     const probe = sampler(eye.pid);
     await eye.write(shotLines(burst, "b"));
-    let errors = 0;
+    // Past the phone's bounded queue a call is refused at once (issue 17 item 1): "busy" is an
+    // answer; any other error is not.
+    let busy = 0;
+    let shots = 0;
     for (let i = 0; i < burst; i++) {
       const reply = await eye.until((r) => r.id === `b${i}`);
-      if (reply.error || reply.result?.isError) errors++;
+      const text = JSON.stringify(reply.result?.content ?? reply.error ?? null);
+      if (reply.result?.isError && /busy: \d+ calls are waiting for this phone/.test(text)) busy++;
+      else if (reply.error || reply.result?.isError) assert.fail(`b${i} answered: ${text}`);
+      else shots++;
     }
     const { maxAdb, maxRssMiB, rssMiB } = await probe.finish();
     await eye.write(
@@ -577,18 +583,18 @@ Deno.test({
     assert.notEqual(after.result?.isError, true, JSON.stringify(after));
     await noAdbLeft(eye.pid, "after the burst");
     report(
-      `burst of ${burst} phone_shot in one write: all answered (${errors} errors); at most ${maxAdb} adb at once; RSS MiB over time: ${
+      `burst of ${burst} phone_shot in one write: all answered (${shots} screenshots, ${busy} busy); at most ${maxAdb} adb at once; RSS MiB over time: ${
         everyTenth(rssMiB)
       }; 0 adb left`,
     );
-    assert.equal(errors, 0, `${errors} of ${burst} answered with an error`);
+    assert.ok(shots > 0, "no screenshot came back");
     assert.ok(maxAdb <= MAX_ADB, `${maxAdb} adb processes at once`);
     assert.ok(maxRssMiB < MAX_RSS_MIB, `RSS reached ${maxRssMiB} MiB`);
     await record({
       id: "burst",
       calls: burst + 1,
       faults:
-        `${burst} requests in one write, ${errors} answered with an error; the next call answered`,
+        `${burst} requests in one write: ${shots} screenshots, ${busy} refused as busy; the next call answered`,
       rssMiB: tenth(rssMiB),
       maxAdb,
       left: 0,
