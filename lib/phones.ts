@@ -96,11 +96,11 @@ export function createPhones(options: PhonesOptions): Phones {
    * heal (device.ts, with its replay rules). A failed attach is forgotten, so the next call tries
    * again.
    */
-  const attached = new Set<string>();
+  const connected = new Set<string>();
   async function attach(serial: string, action: string): Promise<void> {
-    if (attached.has(serial)) return;
+    if (connected.has(serial)) return;
     await connectIfMissing(serial, action);
-    attached.add(serial);
+    connected.add(serial);
   }
 
   /** A listed phone's Device; a host:port one is attached before its first command. */

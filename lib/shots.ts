@@ -98,7 +98,7 @@ export function createShotSaver(
 ): (png: Uint8Array) => Promise<string> {
   const { files, maxBytes } = options;
   const dir = options.dir.replace(/[\\/]+$/, "");
-  const refused = (why: string) => `Not saved to PHONE_EYE_SHOTS (${options.dir}): ${why}.`;
+  const refused = (why: string) => notSaved(options.dir, why);
 
   async function save(png: Uint8Array): Promise<string> {
     const bytes = await boundedShot(png);
@@ -161,5 +161,10 @@ export function notSavedMessage(dir: string, error: unknown): string {
     : error instanceof Error
     ? error.message
     : String(error);
+  return notSaved(dir, why);
+}
+
+/** The one wording of a screenshot that was not kept, whatever the reason. */
+function notSaved(dir: string, why: string): string {
   return `Not saved to PHONE_EYE_SHOTS (${dir}): ${why}.`;
 }
