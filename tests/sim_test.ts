@@ -2,7 +2,8 @@
 // adb server, plus its pure parts (wire format, argv log, screen model) as unit tests.
 
 import assert from "node:assert/strict";
-import { decode } from "fast-png";
+import { decode, encode } from "fast-png";
+import { readPngStream } from "../lib/image/png_decode.ts";
 import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
 import { ANDROID_VERSIONS, androidTraits, type AndroidVersion } from "./sim/android.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
@@ -17,8 +18,8 @@ import {
   shellPacket,
 } from "./sim/wire.ts";
 import { CallLogParser } from "./sim/tools.ts";
-import { applyToolCall, initialState, layout } from "./sim/screen.ts";
-import { escapeXmlAttr, renderXml } from "./sim/render.ts";
+import { applyToolCall, initialState, layout, type Size } from "./sim/screen.ts";
+import { encodePng, escapeXmlAttr, halfDrawn, renderPixels, renderXml } from "./sim/render.ts";
 import {
   delayFor,
   faultControls,
@@ -239,6 +240,50 @@ Deno.test({
     assert.deepEqual(done, ["dropAll", "refuse 50", "stopRefusing"]);
   },
 });
+
+Deno.test({
+  name: "the sim's PNG holds the rendered pixels, as fast-png and phone-eye's decoder read them",
+  permissions,
+  async fn() {
+    const draw = (patch: Partial<ReturnType<typeof initialState>>, size: Size, black = false) =>
+      renderPixels(layout({ ...initialState(), ...patch }, size), size, black);
+    // The largest first: the encoder's row buffer is then reused by smaller frames.
+    const large = { width: 540, height: 1200 };
+    const small = { width: 270, height: 600 };
+    const canvases = [
+      draw({}, large),
+      draw({ app: "notes", notesText: "naïve ‘quotes’ ✓" }, small),
+      draw({ app: "gallery" }, small), // a noisy photo: what deflate cannot shrink
+      halfDrawn(draw({ app: "settings" }, small), draw({}, small)),
+      draw({}, { width: 7, height: 3 }, true),
+    ];
+    for (const c of canvases) {
+      const at = `${c.width}x${c.height}`;
+      const png = encodePng(c);
+      const mine = decode(png);
+      assert.deepEqual([mine.width, mine.height, mine.channels, mine.depth], [
+        c.width,
+        c.height,
+        4,
+        8,
+      ]);
+      assert.ok(sameBytes(mine.data as Uint8Array, c.data), at);
+      if (c.width < large.width) {
+        // The frames fast-png wrote before decode to the same pixels.
+        const old = encode({ width: c.width, height: c.height, data: c.data, channels: 4 });
+        assert.ok(sameBytes(decode(old).data as Uint8Array, mine.data as Uint8Array), at);
+      }
+      const frame = await readPngStream(png);
+      assert.ok(sameBytes(frame.image.data, c.data), at);
+    }
+  },
+});
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 // ---- through real adb ----
 

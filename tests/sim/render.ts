@@ -1,7 +1,7 @@
 // Turns the simulated screen into what the phone's tools print: uiautomator XML (full and
 // --compressed), RGBA pixels, a PNG, and screencap's raw format. Pure.
 
-import { encode } from "fast-png";
+import { crc32, deflateSync } from "node:zlib";
 import { APPS, chromeOf, type Size, type UiNode } from "./screen.ts";
 import { drawText, textWidth } from "./font.ts";
 
@@ -218,8 +218,57 @@ export function halfDrawn(next: Canvas, previous: Canvas, share = 0.5): Canvas {
   return next;
 }
 
+/**
+ * The rows as a PNG stores them, each behind its filter byte; kept from frame to frame because a
+ * fresh 10 MB array costs more in page faults than deflating it does.
+ */
+let scratchRows = new Uint8Array(0);
+
+/**
+ * The canvas as an RGBA PNG, 8 bits a channel: signature, IHDR, one IDAT, IEND. Every row has
+ * filter 0 (none), and the runtime's native zlib deflates them at level 3, as fast-png (which
+ * wrote the sim's frames before) does with fflate.
+ */
 export function encodePng(c: Canvas): Uint8Array {
-  return encode({ width: c.width, height: c.height, data: c.data, channels: 4, depth: 8 });
+  const stride = c.width * 4;
+  const size = (stride + 1) * c.height;
+  if (scratchRows.length < size) scratchRows = new Uint8Array(size);
+  const rows = scratchRows.subarray(0, size);
+  for (let y = 0, at = 0; y < c.height; y++, at += stride + 1) {
+    rows[at] = 0;
+    rows.set(c.data.subarray(y * stride, (y + 1) * stride), at + 1);
+  }
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, c.width);
+  view.setUint32(4, c.height);
+  ihdr.set([8, 6, 0, 0, 0], 8); // depth, colour type RGBA, compression, filter method, no interlace
+  const parts = [
+    PNG_SIGNATURE,
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(rows, { level: 3 })),
+    pngChunk("IEND", new Uint8Array(0)),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+const PNG_SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+
+/** One chunk: length, type, body, and the CRC-32 of type and body (PNG spec 5.3). */
+function pngChunk(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(body, 8);
+  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)) >>> 0);
+  return out;
 }
 
 /**
