@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { decode, encode } from "fast-png";
 import { readPngStream } from "../lib/image/png_decode.ts";
-import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
+import { frameNeeds, type SimPhone, type SimPhoneOptions } from "./sim/sim_phone.ts";
 import { ANDROID_VERSIONS, androidTraits, type AndroidVersion } from "./sim/android.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
 import { startRig } from "./helpers/rig.ts";
@@ -276,6 +276,28 @@ Deno.test({
       const frame = await readPngStream(png);
       assert.ok(sameBytes(frame.image.data, c.data), at);
     }
+  },
+});
+
+Deno.test({
+  name: "only a plain screencap -p spares the sim its 10 MB raw frame",
+  permissions,
+  fn() {
+    const needs = (command: string) => {
+      const { png, raw } = frameNeeds(command);
+      return png ? (raw ? "png+raw" : "png") : "none";
+    };
+    assert.equal(needs("uiautomator dump /dev/tty"), "none");
+    assert.equal(needs("screencap -p"), "png");
+    assert.equal(needs("screencap -p /sdcard/s.png; echo $?; cat /sdcard/s.png"), "png");
+    assert.equal(needs("screencap"), "png+raw");
+    assert.equal(needs("screencap /sdcard/s.png"), "png+raw", "a .png file, but unsure: both");
+    assert.equal(needs("screencap -d -p"), "png+raw", "-p is the display id");
+    assert.equal(needs("screencap -p\nscreencap"), "png+raw");
+    assert.equal(needs('screencap -p; screencap "$x"'), "png+raw");
+    assert.equal(needs("sh -c 'screencap -p'"), "png+raw");
+    assert.equal(needs("screencap -p 2>/dev/null"), "png+raw");
+    assert.equal(needs("myscreencap -p"), "png+raw");
   },
 });
 

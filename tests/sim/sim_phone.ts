@@ -38,7 +38,7 @@
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 // The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
-import { concatBytes } from "../../lib/bytes.ts";
+import { concatBytes, releaseBytes } from "../../lib/bytes.ts";
 import { deviceBanner } from "./wire.ts";
 import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
 import {
@@ -59,6 +59,7 @@ import {
   renderXml,
 } from "./render.ts";
 import { dumpsysTexts } from "./dumpsys.ts";
+import { cachedFrame } from "./frame_cache.ts";
 import { Motion, type MotionSettings, type SimMotion } from "./motion.ts";
 import { CallLogParser, installTools, type ToolCall } from "./tools.ts";
 import {
@@ -220,7 +221,12 @@ class Sim implements SimPhone, TransportHost {
   readonly #faults: FaultState = noFaults();
   #closed = false;
   #xmlKey = "";
-  #pixelKey = "";
+  /** The frame's PNG, for the screen `#pngKey` names; screen.png holds it. */
+  #png: Uint8Array = EMPTY;
+  #pngKey = "";
+  /** The size screen_header.png was written for, and the frame screen.raw holds. */
+  #headerKey = "";
+  #rawKey = "";
   /** Serializes state syncs so concurrent commands never write half-rendered files. */
   #sync: Promise<void> = Promise.resolve();
   /** Serializes reads of the call log: two at once would read the same bytes from one offset. */
@@ -238,7 +244,7 @@ class Sim implements SimPhone, TransportHost {
       timer: (ms, fire) => this.#timer(ms, fire),
       cancel: (t) => this.#cancelTimer(t),
       changed: () => {
-        const synced = this.#syncFiles(false).then(() => this.#motion.announce());
+        const synced = this.#syncFiles().then(() => this.#motion.announce());
         this.track(synced);
         return synced;
       },
@@ -294,12 +300,14 @@ class Sim implements SimPhone, TransportHost {
       listener = Deno.listen({ hostname: "127.0.0.1", port: o.port ?? 0 });
       const sim = new Sim(opts, o.motion ?? {}, root, listener);
       await Deno.writeFile(`${root}/.sim/calls.log`, EMPTY);
+      // What the empty-PNG fault prints (tools/screencap.sh).
+      await Deno.writeFile(`${root}/.sim/screen_zero.png`, EMPTY);
       await Deno.writeTextFile(`${root}/.sim/props`, sim.#props());
       const installed = [SIM_DEFAULT_IME, ...(opts.adbKeyboard ? [ADB_KEYBOARD_IME] : [])];
       await Deno.writeTextFile(`${root}/.sim/ime_installed`, `${installed.join("\n")}\n`);
       await Deno.writeTextFile(`${root}/.sim/ime_enabled`, `${SIM_DEFAULT_IME}\n`);
       await Deno.writeTextFile(`${root}/.sim/ime_selected`, `${SIM_DEFAULT_IME}\n`);
-      await sim.#syncFiles(false);
+      await sim.#syncFiles();
       sim.track(sim.#acceptLoop(listener));
       return sim;
     } catch (e) {
@@ -369,7 +377,7 @@ class Sim implements SimPhone, TransportHost {
 
   async setScreen(patch: Partial<ScreenState>): Promise<void> {
     Object.assign(this.#state, patch);
-    await this.#syncFiles(false);
+    await this.#syncFiles();
   }
 
   transports(): number {
@@ -506,14 +514,17 @@ class Sim implements SimPhone, TransportHost {
     await Deno.rename(tmp, `${this.#dir}/${name}`);
   }
 
-  /** Writes the state files the fake tools read; pixels only when a command may need them. */
-  #syncFiles(pixels: boolean): Promise<void> {
-    const run = this.#sync.then(() => this.#doSync(pixels));
+  /**
+   * Writes the state files the fake tools read; the frame only in the forms `frame` asks for
+   * (frameNeeds: a PNG for any screencap, the 10 MB raw one only when the command may print it).
+   */
+  #syncFiles(frame: FrameNeeds = NO_FRAME): Promise<void> {
+    const run = this.#sync.then(() => this.#doSync(frame));
     this.#sync = run.catch(() => {});
     return run;
   }
 
-  async #doSync(pixels: boolean): Promise<void> {
+  async #doSync(frame: FrameNeeds): Promise<void> {
     if (this.#closed) return;
     const s = this.#state;
     const size = effectiveSize(s, this.#physical());
@@ -559,19 +570,39 @@ class Sim implements SimPhone, TransportHost {
       await this.#writeAtomic("text_focus", keyboardShown ? "1\n" : "0\n");
       this.#xmlKey = key;
     }
-    const pixelKey = JSON.stringify([key, this.#faults.black]);
-    if (pixels && pixelKey !== this.#pixelKey) {
-      const secureBlack = s.secureWindow &&
-        androidTraits(this.#opts.androidVersion).secureCapture === "black";
-      const draw = (state: ScreenState) =>
-        renderPixels(layout(state, size), size, this.#faults.black, secureBlack);
-      const canvas = from === null ? draw(s) : halfDrawn(draw(s), draw(from));
-      const png = encodePng(canvas);
-      await this.#writeAtomic("screen.png", png);
-      await this.#writeAtomic("screen_header.png", headerOnlyPng(png));
-      await this.#writeAtomic("screen_zero.png", EMPTY);
-      await this.#writeAtomic("screen.raw", rawScreencap(canvas, this.#opts.rawHeaderBytes));
-      this.#pixelKey = pixelKey;
+    if (!frame.png) return;
+    const black = this.#faults.black;
+    const secureBlack = s.secureWindow &&
+      androidTraits(this.#opts.androidVersion).secureCapture === "black";
+    // All that decides the pixels, so phones may share the frame (frame_cache.ts).
+    const pixelKey = JSON.stringify([s, from, size, black, secureBlack]);
+    if (pixelKey !== this.#pngKey) {
+      this.#png = cachedFrame(pixelKey, () => {
+        const draw = (state: ScreenState) =>
+          renderPixels(layout(state, size), size, black, secureBlack);
+        const canvas = draw(s);
+        if (from !== null) {
+          const old = draw(from);
+          halfDrawn(canvas, old);
+          releaseBytes(old.data);
+        }
+        const png = encodePng(canvas);
+        // 10 MB each: handed back now, the next frame reuses the pages (lib/bytes.ts).
+        releaseBytes(canvas.data);
+        return png;
+      });
+      await this.#writeAtomic("screen.png", this.#png);
+      this.#pngKey = pixelKey;
+      // What the header-only fault prints: signature, IHDR and IEND, which only the size sets.
+      const sizeKey = `${size.width}x${size.height}`;
+      if (sizeKey !== this.#headerKey) {
+        await this.#writeAtomic("screen_header.png", headerOnlyPng(this.#png));
+        this.#headerKey = sizeKey;
+      }
+    }
+    if (frame.raw && pixelKey !== this.#rawKey) {
+      await this.#writeAtomic("screen.raw", rawScreencap(this.#png, this.#opts.rawHeaderBytes));
+      this.#rawKey = pixelKey;
     }
   }
 
@@ -613,7 +644,7 @@ class Sim implements SimPhone, TransportHost {
     if (delay > 0) await this.#sleep(delay);
     if (this.#closed) return { kind: "hang" };
 
-    await this.#syncFiles(command.includes("screencap"));
+    await this.#syncFiles(frameNeeds(command));
     const cmdId = this.#nextCmdId++;
     const result = await this.#run(command, merged, cmdId);
     const calls = await this.#readCalls();
@@ -622,7 +653,7 @@ class Sim implements SimPhone, TransportHost {
     const before = structuredClone(this.#state);
     for (const c of calls) applyToolCall(this.#state, this.#physical(), c.tool, c.argv);
     this.#motion.afterCommand(before);
-    await this.#syncFiles(false);
+    await this.#syncFiles();
     this.#motion.announce();
     // A concurrent command's read may have taken this command's calls: look them up in all.
     const mine = this.#calls.filter((c) => c.cmdId === cmdId);
@@ -721,6 +752,34 @@ class Sim implements SimPhone, TransportHost {
       this.#children.delete(child);
     }
   }
+}
+
+/** Which forms of the frame a command's screencap may read (tools/screencap.sh). */
+export interface FrameNeeds {
+  /** screen.png (and the fault's header-only PNG). */
+  png: boolean;
+  /** screen.raw: 10 MB at 1080x2400, so written only for a command that may print it. */
+  raw: boolean;
+}
+
+const NO_FRAME: FrameNeeds = { png: false, raw: false };
+
+/**
+ * What `command` may read of the frame, from its text: nothing without the word "screencap"; only
+ * the PNG when every screencap in it is a plain `screencap -p [FILE]` (no -d, whose argument
+ * could be "-p", no quoting or expansion); both otherwise, to be safe.
+ */
+export function frameNeeds(command: string): FrameNeeds {
+  if (!command.includes("screencap")) return NO_FRAME;
+  const parts = command.split("screencap");
+  const pngOnly = parts.slice(1).every((rest, i) => {
+    const before = parts[i]!;
+    const wordStart = (i === 0 && before === "") || /[ \t\n;&|(]$/.test(before);
+    if (!wordStart || !/^([ \t\n;&|)]|$)/.test(rest)) return false;
+    const args = rest.split(/[;&|)\n]/, 1)[0]!.split(/[ \t]+/).filter((a) => a !== "");
+    return args.includes("-p") && args.every((a) => a !== "-d" && /^[\w./@%+=:,-]+$/.test(a));
+  });
+  return { png: true, raw: !pngOnly };
 }
 
 /** Kills a command and whatever it started (its process group, see #run). */
