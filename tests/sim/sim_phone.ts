@@ -710,15 +710,49 @@ class Sim implements SimPhone, TransportHost {
   }
 
   async #run(command: string, merged: boolean, cmdId: number): Promise<CommandResult> {
-    // Legacy shell and exec: one stream for both outputs, as adbd's subprocess without the shell
-    // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345), so their
-    // interleaving is kept. setsid makes the command a process group close() can kill whole.
+    // The command line runs through a real `sh -c`, so an injection payload really runs. Legacy
+    // shell and exec: one stream for both outputs, as adbd's subprocess without the shell
+    // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345),
+    // so their interleaving is kept: a first sh points its stderr at its stdout and becomes the
+    // command's sh. setsid (util-linux) starts it all in a session of its own, a process group
+    // close() can kill whole. Deno's own `detached` would do the setsid, but by a fork of the
+    // whole test process, which costs more CPU than the exec of setsid.
     const redirect = merged ? " 2>&1" : "";
-    const wrapper =
-      `if command -v setsid >/dev/null 2>&1; then exec setsid -w sh -c "$1"${redirect}; ` +
-      `else exec sh -c "$1"${redirect}; fi`;
-    const args = ["-c", wrapper, "sh", command];
-    const child = new Deno.Command("sh", {
+    const sh = merged ? ["-c", 'exec sh -c "$1" 2>&1', "sh", command] : ["-c", command];
+    let child: Deno.ChildProcess;
+    if (setsidAllowed()) {
+      try {
+        // One process fewer than a shell asking for setsid first: milliseconds a command.
+        child = this.#spawn("setsid", ["-w", "sh", ...sh], cmdId);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+        child = this.#spawn("sh", sh, cmdId); // no setsid: close() kills the command alone
+      }
+    } else {
+      // The sim task may run sh only (deno.json, permissions "sim"): sh looks for setsid.
+      const wrapper =
+        `if command -v setsid >/dev/null 2>&1; then exec setsid -w sh -c "$1"${redirect}; ` +
+        `else exec sh -c "$1"${redirect}; fi`;
+      child = this.#spawn("sh", ["-c", wrapper, "sh", command], cmdId);
+    }
+    this.#children.add(child);
+    try {
+      const [stdout, stderr, status] = await Promise.all([
+        this.#collect(child.stdout),
+        this.#collect(child.stderr),
+        child.status,
+      ]);
+      // A command killed by a signal reports 128+signal, as adbd's shell_v2 exit packet does
+      // (0x80 | WTERMSIG: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#770).
+      const code = status.signal ? 128 + signalNumber(status.signal) : status.code;
+      return { stdout, stderr, code };
+    } finally {
+      this.#children.delete(child);
+    }
+  }
+
+  #spawn(program: string, args: string[], cmdId: number): Deno.ChildProcess {
+    return new Deno.Command(program, {
       args,
       cwd: this.root,
       clearEnv: true,
@@ -737,20 +771,6 @@ class Sim implements SimPhone, TransportHost {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    this.#children.add(child);
-    try {
-      const [stdout, stderr, status] = await Promise.all([
-        this.#collect(child.stdout),
-        this.#collect(child.stderr),
-        child.status,
-      ]);
-      // A command killed by a signal reports 128+signal, as adbd's shell_v2 exit packet does
-      // (0x80 | WTERMSIG: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#770).
-      const code = status.signal ? 128 + signalNumber(status.signal) : status.code;
-      return { stdout, stderr, code };
-    } finally {
-      this.#children.delete(child);
-    }
   }
 }
 
@@ -795,6 +815,11 @@ async function killGroup(child: Deno.ChildProcess): Promise<void> {
   try {
     child.kill("SIGKILL");
   } catch { /* already gone */ }
+}
+
+/** Whether this process may spawn setsid itself (the test permission set runs anything). */
+function setsidAllowed(): boolean {
+  return Deno.permissions.querySync({ name: "run", command: "setsid" }).state === "granted";
 }
 
 function signalNumber(signal: Deno.Signal): number {
