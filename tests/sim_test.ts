@@ -393,7 +393,49 @@ Deno.test("uiautomator dump and cat in one command return XML matching the scree
     const tty = await shell(adb, sim, "uiautomator dump --compressed /dev/tty");
     assert.match(tty.stdout, /<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);
     assert.doesNotMatch(tty.stdout, /android:id\/content/);
+    // A folder as FILE: the dump goes into it under the sim's own file name, as `cp` put it.
+    const intoFolder = await shell(
+      adb,
+      sim,
+      "uiautomator dump --compressed /data/local/tmp >/dev/null && cat /data/local/tmp/screen_compressed.xml",
+    );
+    assert.equal(`${intoFolder.stdout}UI hierchary dumped to: /dev/tty\n`, tty.stdout);
   });
+});
+
+Deno.test('the fake tools\' sim_slurp reads a state file as "$(cat FILE)" does', async () => {
+  const dir = await Deno.makeTempDir({ prefix: "phone_eye_slurp_" });
+  try {
+    const contents = [
+      "",
+      "1\n",
+      "1",
+      "a\nb\n\n\n",
+      "  lead \\n trail  \n",
+      "x\\y\n\ttab\n\nz",
+      "é\n",
+    ];
+    const files = contents.map((_, i) => `${dir}/f${i}`);
+    for (const [i, text] of contents.entries()) await Deno.writeTextFile(files[i]!, text);
+    const lib = new URL("./sim/tools/sim_lib.sh", import.meta.url).pathname;
+    const script = `. "${lib}"
+for f in "$@"; do
+  sim_slurp "$f"
+  [ "$sim_text" = "$(cat "$f")" ] || echo "differs: $f"
+done
+sim_slurp "${dir}/missing" 2>/dev/null
+[ -z "$sim_text" ] || echo "missing file: $sim_text"`;
+    const out = await new Deno.Command("sh", {
+      args: ["-c", script, "sh", ...files],
+      env: { SIM_NORECORD: "1", SIM_STATE: dir },
+    }).output();
+    assert.deepEqual(
+      [out.code, new TextDecoder().decode(out.stdout), new TextDecoder().decode(out.stderr)],
+      [0, "", ""],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("fake tools record a hostile argument byte for byte and never run it", async () => {

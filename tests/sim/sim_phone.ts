@@ -535,39 +535,42 @@ class Sim implements SimPhone, TransportHost {
     const key = JSON.stringify([s, size, from, launchTree]);
     if (key !== this.#xmlKey) {
       const root = layout(from ?? s, size);
-      await this.#writeAtomic("screen.xml", renderXml(root, false));
-      await this.#writeAtomic("screen_compressed.xml", renderXml(root, true));
-      // tools/uiautomator.sh answers the idle-state error while this says 1.
-      await this.#writeAtomic(
-        "launching",
-        from !== null && launchTree === "idle-error" ? "1\n" : "0\n",
-      );
+      const phys = this.#physical();
       const texts = dumpsysTexts({
         state: s,
         focus: from ?? s,
         keyboardShown,
         size,
-        physical: this.#physical(),
+        physical: phys,
       });
-      for (const [name, text] of Object.entries(texts)) {
-        await this.#writeAtomic(`dumpsys_${name}`, text);
-      }
-      // The fake screencap reads whether a secure window is in front (tools/screencap.sh).
-      await this.#writeAtomic("secure_window", s.secureWindow ? "1\n" : "0\n");
-      const phys = this.#physical();
-      await this.#writeAtomic(
-        "wm_size",
-        `Physical size: ${phys.width}x${phys.height}\n` +
+      // What the fake tools show of the screen, as shell variables they source: printing one
+      // costs no process, where `cat` of a file costs a fork and an exec (milliseconds of CPU).
+      const vars: Record<string, string> = {
+        // tools/uiautomator.sh answers the idle-state error while this says 1.
+        launching: from !== null && launchTree === "idle-error" ? "1" : "0",
+        // Whether a secure window is in front (tools/screencap.sh).
+        secure_window: s.secureWindow ? "1" : "0",
+        // A text field has focus: ADB Keyboard listens (tools/sim_lib.sh).
+        text_focus: keyboardShown ? "1" : "0",
+        xml: renderXml(root, false),
+        xml_compressed: renderXml(root, true),
+        wm_size: `Physical size: ${phys.width}x${phys.height}\n` +
           (s.overrideSize
             ? `Override size: ${s.overrideSize.width}x${s.overrideSize.height}\n`
             : ""),
-      );
-      await this.#writeAtomic(
-        "wm_density",
-        "Physical density: 420\n" +
+        wm_density: "Physical density: 420\n" +
           (s.overrideDensity ? `Override density: ${s.overrideDensity}\n` : ""),
+        ...Object.fromEntries(
+          Object.entries(texts).map(([name, text]) => [`dumpsys_${name}`, text]),
+        ),
+      };
+      const lines = Object.entries(vars).map(([name, value]) => `sim_${name}=${shellQuote(value)}`);
+      await this.#writeAtomic(
+        "screen.sh",
+        ["# The screen as the fake tools show it (tests/sim/sim_phone.ts).", ...lines, ""].join(
+          "\n",
+        ),
       );
-      await this.#writeAtomic("text_focus", keyboardShown ? "1\n" : "0\n");
       this.#xmlKey = key;
     }
     if (!frame.png) return;
@@ -772,6 +775,11 @@ class Sim implements SimPhone, TransportHost {
       stderr: "piped",
     }).spawn();
   }
+}
+
+/** `value` as one word for sh, byte for byte (single quotes; each ' as '\''). */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /** Which forms of the frame a command's screencap may read (tools/screencap.sh). */
