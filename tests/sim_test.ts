@@ -11,6 +11,7 @@ import { startRig } from "./helpers/rig.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 import {
   A_OKAY,
+  byteSum,
   encodeMessage,
   MessageReader,
   parseService,
@@ -65,6 +66,17 @@ function quote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
+/** What a PNG's IHDR says (the signature's 8 bytes, then the chunk's length and type, then it). */
+function pngHeader(png: Uint8Array) {
+  const view = new DataView(png.buffer, png.byteOffset + 16, 10);
+  return {
+    width: view.getUint32(0),
+    height: view.getUint32(4),
+    depth: view.getUint8(8),
+    colourType: view.getUint8(9),
+  };
+}
+
 function endsWithIend(png: Uint8Array): boolean {
   const tail = new TextDecoder("latin1").decode(png.subarray(png.length - 8, png.length - 4));
   return tail === "IEND";
@@ -114,6 +126,25 @@ Deno.test({
     assert.deepEqual(msg, { command: A_OKAY, arg0: 7, arg1: 9, data: new Uint8Array([1, 2, 250]) });
     bytes[20] = 0;
     assert.throws(() => new MessageReader().push(bytes), /bad adb header/);
+  },
+});
+
+Deno.test({
+  name: "the payload checksum, summed a word at a time, is the byte sum mod 2^32",
+  permissions,
+  fn() {
+    const bytes = new Uint8Array(70_001);
+    let r = 12345;
+    for (let i = 0; i < bytes.length; i++) {
+      r = (r * 1103515245 + 12345) >>> 0;
+      bytes[i] = r >>> 24;
+    }
+    bytes.fill(255, 1000, 9000); // lanes at their fullest
+    for (const [from, to] of [[0, 0], [0, 3], [1, 70_001], [2, 9001], [3, 70_000], [0, 70_001]]) {
+      const part = bytes.subarray(from, to);
+      assert.equal(byteSum(part), part.reduce((a, b) => a + b, 0) >>> 0, `${from}..${to}`);
+    }
+    assert.equal(byteSum(new Uint8Array(17_000_000).fill(255)), (17_000_000 * 255) % 2 ** 32);
   },
 });
 
@@ -352,8 +383,8 @@ Deno.test("exec-out screencap -p is a byte-exact PNG of the screen size; raw scr
     assert.equal(png.code, 0);
     assert.ok(endsWithIend(png.stdout));
     assert.deepEqual(png.stdout, await Deno.readFile(`${sim.root}/.sim/screen.png`));
-    const img = decode(png.stdout);
-    assert.deepEqual([img.width, img.height, img.channels], [720, 1600, 4]);
+    assert.deepEqual(pngHeader(png.stdout), { width: 720, height: 1600, depth: 8, colourType: 6 });
+    const img = (await readPngStream(png.stdout)).image;
     const viaFile = await execOut(adb, sim, "screencap -p /sdcard/s.png && cat /sdcard/s.png");
     assert.deepEqual(viaFile.stdout, png.stdout);
     const raw = await execOut(adb, sim, "screencap");
@@ -475,7 +506,7 @@ Deno.test("tapping the Notes icon then typing shows the text in the next dump", 
       xml,
       /text="hello world&amp;&lt;" resource-id="com\.android\.notes:id\/note_text" class="android\.widget\.EditText"[^>]* focused="true"/,
     );
-    const png = decode((await execOut(adb, sim, "screencap -p")).stdout);
+    const png = await readPngStream((await execOut(adb, sim, "screencap -p")).stdout);
     assert.equal(png.width, 1080);
     await shell(adb, sim, "input keyevent KEYCODE_HOME");
     assert.equal(sim.screen().name, "home");
@@ -607,14 +638,15 @@ Deno.test("fault emptyPng: screencap -p is empty or header-only while raw screen
     const raw = await execOut(adb, sim, "screencap");
     assert.equal(raw.stdout.length, 16 + 1080 * 2400 * 4);
     sim.faults.clear();
-    assert.ok(decode((await execOut(adb, sim, "screencap -p")).stdout).width === 1080);
+    const whole = (await execOut(adb, sim, "screencap -p")).stdout;
+    assert.equal((await readPngStream(whole)).width, 1080);
   });
 });
 
 Deno.test("fault blackScreen: frames are black, the UI tree is not", async () => {
   await withPhone({ width: 540, height: 1200 }, async (sim, adb) => {
     sim.faults.blackScreen(true);
-    const img = decode((await execOut(adb, sim, "screencap -p")).stdout);
+    const img = (await readPngStream((await execOut(adb, sim, "screencap -p")).stdout)).image;
     assert.ok(img.data.every((v, i) => i % 4 === 3 ? v === 255 : v === 0));
     centreOf(await dump(adb, sim), "Notes");
   });
@@ -955,7 +987,7 @@ Deno.test("a secure window: Android 10-14 refuse the capture silently, 15 paints
       // The file is opened before the capture fails: it is left there, empty.
       assert.deepEqual(toFile, { code: 0, stdout: "1\n", stderr: "" }, at);
     } else {
-      const img = decode(png.stdout);
+      const img = (await readPngStream(png.stdout)).image;
       const [statusBar, navBar] = [Math.round(2400 * 0.03), Math.round(2400 * 0.05)];
       const rowBlack = (y: number) =>
         img.data.subarray(y * 1080 * 4, (y + 1) * 1080 * 4).every((b, i) => i % 4 === 3 || b === 0);
@@ -971,7 +1003,9 @@ Deno.test("a secure window: Android 10-14 refuse the capture silently, 15 paints
     // The UI tree comes through accessibility, which FLAG_SECURE does not hide.
     assert.match(await dump(adb, sim), /com\.android\.notes:id\/note_text/, at);
     await sim.setScreen({ secureWindow: false });
-    assert.equal(decode((await execOut(adb, sim, "screencap -p")).stdout).width, 1080, at);
+    const again = (await execOut(adb, sim, "screencap -p")).stdout;
+    assert.ok(endsWithIend(again), at);
+    assert.equal(pngHeader(again).width, 1080, at);
   });
 });
 

@@ -38,7 +38,7 @@
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 // The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
-import { concatBytes, releaseBytes } from "../../lib/bytes.ts";
+import { concatBytes, releaseBytes, releaseChunk } from "../../lib/bytes.ts";
 import { deviceBanner } from "./wire.ts";
 import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
 import {
@@ -574,9 +574,11 @@ class Sim implements SimPhone, TransportHost {
       this.#xmlKey = key;
     }
     if (!frame.png) return;
+    const { secureCapture } = androidTraits(this.#opts.androidVersion);
+    // A secure window on a release whose screencap refuses it: the tool reads no frame at all.
+    if (s.secureWindow && secureCapture === "refuse") return;
     const black = this.#faults.black;
-    const secureBlack = s.secureWindow &&
-      androidTraits(this.#opts.androidVersion).secureCapture === "black";
+    const secureBlack = s.secureWindow && secureCapture === "black";
     // All that decides the pixels, so phones may share the frame (frame_cache.ts).
     const pixelKey = JSON.stringify([s, from, size, black, secureBlack]);
     if (pixelKey !== this.#pngKey) {
@@ -682,7 +684,10 @@ class Sim implements SimPhone, TransportHost {
       this.#readCancels.delete(cancel);
       reader.releaseLock();
     }
-    return concatBytes(parts);
+    const all = concatBytes(parts);
+    // Each read has a 64 KiB buffer of its own: handed back now, not at a collection (lib/bytes.ts).
+    for (const p of parts) releaseChunk(p);
+    return all;
   }
 
   #readCalls(): Promise<ToolCall[]> {
