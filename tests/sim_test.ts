@@ -2,14 +2,22 @@
 // adb server, plus its pure parts (wire format, argv log, screen model) as unit tests.
 
 import assert from "node:assert/strict";
-import { decode } from "fast-png";
-import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
-import { ANDROID_VERSIONS, androidTraits, type AndroidVersion } from "./sim/android.ts";
+import { decode, encode } from "fast-png";
+import { readPngStream } from "../lib/image/png_decode.ts";
+import { frameNeeds, type SimPhone, type SimPhoneOptions } from "./sim/sim_phone.ts";
+import {
+  amMonkeyPm,
+  inputErrors,
+  SAMPLE_VERSIONS,
+  secureWindow,
+  withVersions,
+} from "./sim/version_checks.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
 import { startRig } from "./helpers/rig.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 import {
   A_OKAY,
+  byteSum,
   encodeMessage,
   MessageReader,
   parseService,
@@ -17,8 +25,8 @@ import {
   shellPacket,
 } from "./sim/wire.ts";
 import { CallLogParser } from "./sim/tools.ts";
-import { applyToolCall, initialState, layout } from "./sim/screen.ts";
-import { escapeXmlAttr, renderXml } from "./sim/render.ts";
+import { applyToolCall, initialState, layout, type Size } from "./sim/screen.ts";
+import { encodePng, escapeXmlAttr, halfDrawn, renderPixels, renderXml } from "./sim/render.ts";
 import {
   delayFor,
   faultControls,
@@ -62,6 +70,17 @@ function execOut(adb: AdbHarness, sim: SimPhone, command: string) {
 /** POSIX single quoting, the way phone-eye quotes for the device shell. */
 function quote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What a PNG's IHDR says (the signature's 8 bytes, then the chunk's length and type, then it). */
+function pngHeader(png: Uint8Array) {
+  const view = new DataView(png.buffer, png.byteOffset + 16, 10);
+  return {
+    width: view.getUint32(0),
+    height: view.getUint32(4),
+    depth: view.getUint8(8),
+    colourType: view.getUint8(9),
+  };
 }
 
 function endsWithIend(png: Uint8Array): boolean {
@@ -113,6 +132,25 @@ Deno.test({
     assert.deepEqual(msg, { command: A_OKAY, arg0: 7, arg1: 9, data: new Uint8Array([1, 2, 250]) });
     bytes[20] = 0;
     assert.throws(() => new MessageReader().push(bytes), /bad adb header/);
+  },
+});
+
+Deno.test({
+  name: "the payload checksum, summed a word at a time, is the byte sum mod 2^32",
+  permissions,
+  fn() {
+    const bytes = new Uint8Array(70_001);
+    let r = 12345;
+    for (let i = 0; i < bytes.length; i++) {
+      r = (r * 1103515245 + 12345) >>> 0;
+      bytes[i] = r >>> 24;
+    }
+    bytes.fill(255, 1000, 9000); // lanes at their fullest
+    for (const [from, to] of [[0, 0], [0, 3], [1, 70_001], [2, 9001], [3, 70_000], [0, 70_001]]) {
+      const part = bytes.subarray(from, to);
+      assert.equal(byteSum(part), part.reduce((a, b) => a + b, 0) >>> 0, `${from}..${to}`);
+    }
+    assert.equal(byteSum(new Uint8Array(17_000_000).fill(255)), (17_000_000 * 255) % 2 ** 32);
   },
 });
 
@@ -240,6 +278,72 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "the sim's PNG holds the rendered pixels, as fast-png and phone-eye's decoder read them",
+  permissions,
+  async fn() {
+    const draw = (patch: Partial<ReturnType<typeof initialState>>, size: Size, black = false) =>
+      renderPixels(layout({ ...initialState(), ...patch }, size), size, black);
+    // The largest first: the encoder's row buffer is then reused by smaller frames.
+    const large = { width: 540, height: 1200 };
+    const small = { width: 270, height: 600 };
+    const canvases = [
+      draw({}, large),
+      draw({ app: "notes", notesText: "naïve ‘quotes’ ✓" }, small),
+      draw({ app: "gallery" }, small), // a noisy photo: what deflate cannot shrink
+      halfDrawn(draw({ app: "settings" }, small), draw({}, small)),
+      draw({}, { width: 7, height: 3 }, true),
+    ];
+    for (const c of canvases) {
+      const at = `${c.width}x${c.height}`;
+      const png = encodePng(c);
+      const mine = decode(png);
+      assert.deepEqual([mine.width, mine.height, mine.channels, mine.depth], [
+        c.width,
+        c.height,
+        4,
+        8,
+      ]);
+      assert.ok(sameBytes(mine.data as Uint8Array, c.data), at);
+      if (c.width < large.width) {
+        // The frames fast-png wrote before decode to the same pixels.
+        const old = encode({ width: c.width, height: c.height, data: c.data, channels: 4 });
+        assert.ok(sameBytes(decode(old).data as Uint8Array, mine.data as Uint8Array), at);
+      }
+      const frame = await readPngStream(png);
+      assert.ok(sameBytes(frame.image.data, c.data), at);
+    }
+  },
+});
+
+Deno.test({
+  name: "only a plain screencap -p spares the sim its 10 MB raw frame",
+  permissions,
+  fn() {
+    const needs = (command: string) => {
+      const { png, raw } = frameNeeds(command);
+      return png ? (raw ? "png+raw" : "png") : "none";
+    };
+    assert.equal(needs("uiautomator dump /dev/tty"), "none");
+    assert.equal(needs("screencap -p"), "png");
+    assert.equal(needs("screencap -p /sdcard/s.png; echo $?; cat /sdcard/s.png"), "png");
+    assert.equal(needs("screencap"), "png+raw");
+    assert.equal(needs("screencap /sdcard/s.png"), "png+raw", "a .png file, but unsure: both");
+    assert.equal(needs("screencap -d -p"), "png+raw", "-p is the display id");
+    assert.equal(needs("screencap -p\nscreencap"), "png+raw");
+    assert.equal(needs('screencap -p; screencap "$x"'), "png+raw");
+    assert.equal(needs("sh -c 'screencap -p'"), "png+raw");
+    assert.equal(needs("screencap -p 2>/dev/null"), "png+raw");
+    assert.equal(needs("myscreencap -p"), "png+raw");
+  },
+});
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 // ---- through real adb ----
 
 Deno.test("adb connects to the sim and runs shell commands", async () => {
@@ -285,8 +389,8 @@ Deno.test("exec-out screencap -p is a byte-exact PNG of the screen size; raw scr
     assert.equal(png.code, 0);
     assert.ok(endsWithIend(png.stdout));
     assert.deepEqual(png.stdout, await Deno.readFile(`${sim.root}/.sim/screen.png`));
-    const img = decode(png.stdout);
-    assert.deepEqual([img.width, img.height, img.channels], [720, 1600, 4]);
+    assert.deepEqual(pngHeader(png.stdout), { width: 720, height: 1600, depth: 8, colourType: 6 });
+    const img = (await readPngStream(png.stdout)).image;
     const viaFile = await execOut(adb, sim, "screencap -p /sdcard/s.png && cat /sdcard/s.png");
     assert.deepEqual(viaFile.stdout, png.stdout);
     const raw = await execOut(adb, sim, "screencap");
@@ -326,7 +430,49 @@ Deno.test("uiautomator dump and cat in one command return XML matching the scree
     const tty = await shell(adb, sim, "uiautomator dump --compressed /dev/tty");
     assert.match(tty.stdout, /<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/);
     assert.doesNotMatch(tty.stdout, /android:id\/content/);
+    // A folder as FILE: the dump goes into it under the sim's own file name, as `cp` put it.
+    const intoFolder = await shell(
+      adb,
+      sim,
+      "uiautomator dump --compressed /data/local/tmp >/dev/null && cat /data/local/tmp/screen_compressed.xml",
+    );
+    assert.equal(`${intoFolder.stdout}UI hierchary dumped to: /dev/tty\n`, tty.stdout);
   });
+});
+
+Deno.test('the fake tools\' sim_slurp reads a state file as "$(cat FILE)" does', async () => {
+  const dir = await Deno.makeTempDir({ prefix: "phone_eye_slurp_" });
+  try {
+    const contents = [
+      "",
+      "1\n",
+      "1",
+      "a\nb\n\n\n",
+      "  lead \\n trail  \n",
+      "x\\y\n\ttab\n\nz",
+      "é\n",
+    ];
+    const files = contents.map((_, i) => `${dir}/f${i}`);
+    for (const [i, text] of contents.entries()) await Deno.writeTextFile(files[i]!, text);
+    const lib = new URL("./sim/tools/sim_lib.sh", import.meta.url).pathname;
+    const script = `. "${lib}"
+for f in "$@"; do
+  sim_slurp "$f"
+  [ "$sim_text" = "$(cat "$f")" ] || echo "differs: $f"
+done
+sim_slurp "${dir}/missing" 2>/dev/null
+[ -z "$sim_text" ] || echo "missing file: $sim_text"`;
+    const out = await new Deno.Command("sh", {
+      args: ["-c", script, "sh", ...files],
+      env: { SIM_NORECORD: "1", SIM_STATE: dir },
+    }).output();
+    assert.deepEqual(
+      [out.code, new TextDecoder().decode(out.stdout), new TextDecoder().decode(out.stderr)],
+      [0, "", ""],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("fake tools record a hostile argument byte for byte and never run it", async () => {
@@ -366,7 +512,7 @@ Deno.test("tapping the Notes icon then typing shows the text in the next dump", 
       xml,
       /text="hello world&amp;&lt;" resource-id="com\.android\.notes:id\/note_text" class="android\.widget\.EditText"[^>]* focused="true"/,
     );
-    const png = decode((await execOut(adb, sim, "screencap -p")).stdout);
+    const png = await readPngStream((await execOut(adb, sim, "screencap -p")).stdout);
     assert.equal(png.width, 1080);
     await shell(adb, sim, "input keyevent KEYCODE_HOME");
     assert.equal(sim.screen().name, "home");
@@ -498,14 +644,15 @@ Deno.test("fault emptyPng: screencap -p is empty or header-only while raw screen
     const raw = await execOut(adb, sim, "screencap");
     assert.equal(raw.stdout.length, 16 + 1080 * 2400 * 4);
     sim.faults.clear();
-    assert.ok(decode((await execOut(adb, sim, "screencap -p")).stdout).width === 1080);
+    const whole = (await execOut(adb, sim, "screencap -p")).stdout;
+    assert.equal((await readPngStream(whole)).width, 1080);
   });
 });
 
 Deno.test("fault blackScreen: frames are black, the UI tree is not", async () => {
   await withPhone({ width: 540, height: 1200 }, async (sim, adb) => {
     sim.faults.blackScreen(true);
-    const img = decode((await execOut(adb, sim, "screencap -p")).stdout);
+    const img = (await readPngStream((await execOut(adb, sim, "screencap -p")).stdout)).image;
     assert.ok(img.data.every((v, i) => i % 4 === 3 ? v === 255 : v === 0));
     centreOf(await dump(adb, sim), "Notes");
   });
@@ -653,217 +800,16 @@ Deno.test("commands running at once each record their own calls exactly once", a
 
 // ---- per Android version (tests/sim/android.ts; ANDROID.md "Android shell tools") ----
 
-/** One phone per modelled Android version on one adb server; `fn` runs for each in turn. */
-async function withEachVersion(
-  fn: (version: AndroidVersion, sim: SimPhone, adb: AdbHarness) => Promise<void>,
-): Promise<void> {
-  await using rig = await startRig({
-    phones: ANDROID_VERSIONS.map((androidVersion) => ({ androidVersion })),
-    phoneEye: false,
-    adbServer: adbServer!,
-  });
-  for (const [i, v] of ANDROID_VERSIONS.entries()) await fn(v, rig.sims[i]!, rig.adb);
-}
-
-const USAGE_HEAD = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n";
-
-Deno.test("each Android version reports input's bad command lines its own way", async () => {
-  await withEachVersion(async (v, sim, adb) => {
-    const at = `Android ${v}`;
-    const app = androidTraits(v).input === "app_process";
-    assert.equal((await shell(adb, sim, "getprop ro.build.version.release")).stdout, `${v}\n`, at);
-    assert.equal(
-      (await shell(adb, sim, "getprop ro.build.version.sdk")).stdout,
-      `${androidTraits(v).sdk}\n`,
-      at,
-    );
-
-    // Non-ASCII text: nothing typed at all; A10-11 a stack trace and exit 1, A12+ the banner, 255.
-    await sim.setScreen({ app: "notes", notesText: "" });
-    const text = await shell(adb, sim, `input text ${quote("naïve")}`);
-    assert.equal(sim.screen().text, "", at);
-    assert.equal(text.code, app ? 1 : 255, at);
-    assert.equal(text.stdout, "", at);
-    assert.ok(
-      text.stderr.startsWith(
-        app
-          ? "java.lang.NullPointerException: Attempt to get length of null array\n\tat "
-          : "\nException occurred while executing 'text':\njava.lang.NullPointerException: Attempt to get length of null array\n\tat ",
-      ),
-      `${at}: ${text.stderr}`,
-    );
-
-    // A malformed number: A10-11 usage + "Error: Error: …" with exit 0; A12+ the banner, 255.
-    const bad = await shell(adb, sim, "input tap 1 x");
-    const missing = await shell(adb, sim, "input tap 1");
-    const unknown = await shell(adb, sim, "input foo 1");
-    if (app) {
-      assert.equal(bad.code, 0, at);
-      assert.ok(bad.stderr.startsWith(USAGE_HEAD), at);
-      assert.ok(bad.stderr.endsWith("\n\nError: Error: Invalid arguments for command: tap\n"), at);
-      assert.equal(missing.code, 0, at);
-      assert.ok(missing.stderr.endsWith('\n\nError: Argument expected after "1"\n'), at);
-      assert.deepEqual([unknown.code, unknown.stdout], [0, ""], at);
-      assert.ok(unknown.stderr.endsWith("\n\nError: Error: Unknown command: foo\n"), at);
-    } else {
-      assert.equal(bad.code, 255, at);
-      assert.ok(
-        bad.stderr.startsWith(
-          "\nException occurred while executing 'tap':\njava.lang.IllegalArgumentException: Error: Invalid arguments for command: tap\n\tat ",
-        ),
-        at,
-      );
-      assert.equal(missing.code, 255, at);
-      assert.ok(
-        missing.stderr.startsWith(
-          `\nException occurred while executing 'tap':\njava.lang.IllegalArgumentException: Argument expected after "1"\n`,
-        ),
-        at,
-      );
-      assert.deepEqual(unknown, { code: 0, stdout: "Unknown command: foo\n", stderr: "" }, at);
-    }
-    assert.deepEqual(sim.toolCalls("input").slice(-4), [
-      ["text", "naïve"],
-      ["tap", "1", "x"],
-      ["tap", "1"],
-      ["foo", "1"],
-    ]);
-    const none = await shell(adb, sim, "input");
-    assert.deepEqual([none.code, none.stderr], [0, ""], at);
-    assert.ok(none.stdout.startsWith(USAGE_HEAD), at);
-    // Float.parseFloat takes decimals and exponents: a proper tap goes through silently.
-    const tap = await shell(adb, sim, "input tap 1.5 2e2");
-    assert.deepEqual(tap, { code: 0, stdout: "", stderr: "" }, at);
-  });
+Deno.test("Android versions report input's bad command lines each its own way (a version of each behaviour)", async () => {
+  await withVersions(SAMPLE_VERSIONS, adbServer!, inputErrors);
 });
 
-Deno.test("each Android version's am start, monkey and package manager answer as AOSP's do", async () => {
-  await withEachVersion(async (v, sim, adb) => {
-    const at = `Android ${v}`;
-    const exit = androidTraits(v).amErrorExit;
-    assert.deepEqual(
-      await shell(adb, sim, "am start -a com.nope.ACTION"),
-      {
-        code: exit,
-        stdout: "Starting: Intent { act=com.nope.ACTION }\n",
-        stderr:
-          "Error: Activity not started, unable to resolve Intent { act=com.nope.ACTION flg=0x10000000 }\n",
-      },
-      at,
-    );
-    assert.deepEqual(
-      await shell(adb, sim, "am start -n com.android.settings/.Nope"),
-      {
-        code: exit,
-        stdout: "Starting: Intent { cmp=com.android.settings/.Nope }\n",
-        stderr:
-          "Error type 3\nError: Activity class {com.android.settings/.Nope} does not exist.\n",
-      },
-      at,
-    );
-    // Monkey.java: the abort line on stdout, run() returns -4, so exit status 252; the monkey
-    // script echoes each argument, Monkey.java logs them on stderr.
-    const missing = await shell(
-      adb,
-      sim,
-      "monkey -p com.example.gone -c android.intent.category.LAUNCHER 1",
-    );
-    assert.equal(missing.code, 252, at);
-    assert.equal(
-      missing.stdout,
-      [
-        "  bash arg: -p",
-        "  bash arg: com.example.gone",
-        "  bash arg: -c",
-        "  bash arg: android.intent.category.LAUNCHER",
-        "  bash arg: 1",
-        "** No activities found to run, monkey aborted.",
-        "",
-      ].join("\n"),
-    );
-    assert.equal(
-      missing.stderr,
-      [
-        "args: [-p, com.example.gone, -c, android.intent.category.LAUNCHER, 1]",
-        ' arg: "-p"',
-        ' arg: "com.example.gone"',
-        ' arg: "-c"',
-        ' arg: "android.intent.category.LAUNCHER"',
-        ' arg: "1"',
-        'data="com.example.gone"',
-        'data="android.intent.category.LAUNCHER"',
-        "",
-      ].join("\n"),
-    );
-    // Installed, but nothing to launch: the same abort.
-    const systemui = await shell(
-      adb,
-      sim,
-      "monkey -p com.android.systemui -c android.intent.category.LAUNCHER 1",
-    );
-    assert.equal(systemui.code, 252, at);
-    const list = await shell(adb, sim, "pm list packages");
-    assert.equal(list.code, 0);
-    assert.ok(list.stdout.includes("package:com.android.systemui\n"), list.stdout);
-    assert.ok(list.stdout.includes("package:com.android.settings\n"), list.stdout);
-    assert.equal(
-      (await shell(adb, sim, "pm list packages provider")).stdout,
-      "package:com.android.providers.settings\npackage:com.android.providers.media.module\n",
-    );
-    assert.deepEqual(
-      await shell(
-        adb,
-        sim,
-        "cmd package resolve-activity --brief -c android.intent.category.LAUNCHER com.android.settings",
-      ),
-      {
-        code: 0,
-        stdout:
-          "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true\ncom.android.settings/.Settings\n",
-        stderr: "",
-      },
-    );
-    assert.deepEqual(
-      await shell(adb, sim, "cmd package resolve-activity --brief com.android.systemui"),
-      { code: 0, stdout: "No activity found\n", stderr: "" },
-    );
-  });
+Deno.test("Android versions' am start, monkey and package manager answer as AOSP's do (a version of each behaviour)", async () => {
+  await withVersions(SAMPLE_VERSIONS, adbServer!, amMonkeyPm);
 });
 
-Deno.test("a secure window: Android 10-14 refuse the capture silently, 15 paints it black", async () => {
-  await withEachVersion(async (v, sim, adb) => {
-    const at = `Android ${v}`;
-    await sim.setScreen({ app: "notes", secureWindow: true });
-    const png = await execOut(adb, sim, "screencap -p");
-    const raw = await execOut(adb, sim, "screencap");
-    const viaShell = await shell(adb, sim, "screencap -p");
-    const toFile = await shell(adb, sim, "screencap -p /sdcard/s.png; echo $?; cat /sdcard/s.png");
-    if (androidTraits(v).secureCapture === "refuse") {
-      // exec-out loses the status: empty and 0, for the PNG and the raw frame alike.
-      assert.deepEqual([png.code, png.stdout.length, png.stderr], [0, 0, ""], at);
-      assert.deepEqual([raw.code, raw.stdout.length], [0, 0], at);
-      assert.deepEqual(viaShell, { code: 1, stdout: "", stderr: "" }, at);
-      // The file is opened before the capture fails: it is left there, empty.
-      assert.deepEqual(toFile, { code: 0, stdout: "1\n", stderr: "" }, at);
-    } else {
-      const img = decode(png.stdout);
-      const [statusBar, navBar] = [Math.round(2400 * 0.03), Math.round(2400 * 0.05)];
-      const rowBlack = (y: number) =>
-        img.data.subarray(y * 1080 * 4, (y + 1) * 1080 * 4).every((b, i) => i % 4 === 3 || b === 0);
-      for (const y of [statusBar + 1, 1200, 2400 - navBar - 1]) {
-        assert.ok(rowBlack(y), `${at} y=${y}`);
-      }
-      // The System UI bars are not the secure window's: they still show.
-      assert.ok(!rowBlack(2400 - Math.round(navBar / 2)), at);
-      assert.equal(raw.stdout.length, 16 + 1080 * 2400 * 4, at);
-      assert.equal(viaShell.code, 0, at);
-      assert.match(toFile.stdout, /^0\n.PNG/, at); // \x89 is not UTF-8
-    }
-    // The UI tree comes through accessibility, which FLAG_SECURE does not hide.
-    assert.match(await dump(adb, sim), /com\.android\.notes:id\/note_text/, at);
-    await sim.setScreen({ secureWindow: false });
-    assert.equal(decode((await execOut(adb, sim, "screencap -p")).stdout).width, 1080, at);
-  });
+Deno.test("a secure window: Android 10-14 refuse the capture silently, 15 paints it black (a version of each behaviour)", async () => {
+  await withVersions(SAMPLE_VERSIONS, adbServer!, secureWindow);
 });
 
 Deno.test("screencap -h, an unknown option or two file names print the usage and exit 1", async () => {

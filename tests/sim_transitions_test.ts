@@ -4,18 +4,28 @@
 // by its event, through the real adb client: no test here waits on the clock.
 
 import assert from "node:assert/strict";
-import { decode } from "fast-png";
 import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
-import type { AdbHarness } from "./helpers/adb_harness.ts";
+import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
 import { startRig } from "./helpers/rig.ts";
+import { readPngStream } from "../lib/image/png_decode.ts";
 import { applyToolCall, initialState, layout, SETTINGS_ITEMS, type UiNode } from "./sim/screen.ts";
 import { Motion, type MotionSettings } from "./sim/motion.ts";
+
+// One adb server for the file: each test connects a fresh phone to it and disconnects it at its
+// end (helpers/rig.ts, adbServer), so no test sees another's phone.
+let adbServer: AdbHarness | undefined;
+Deno.test.beforeAll(async () => {
+  adbServer = await startAdbHarness();
+});
+Deno.test.afterAll(async () => {
+  await adbServer?.close();
+});
 
 async function withPhone(
   opts: SimPhoneOptions,
   fn: (sim: SimPhone, adb: AdbHarness) => Promise<void>,
 ): Promise<void> {
-  await using rig = await startRig({ phones: [opts], phoneEye: false });
+  await using rig = await startRig({ phones: [opts], phoneEye: false, adbServer: adbServer! });
   await fn(rig.sim, rig.adb);
 }
 
@@ -53,7 +63,7 @@ async function inputShown(adb: AdbHarness, sim: SimPhone): Promise<string> {
 async function screenshot(adb: AdbHarness, sim: SimPhone) {
   const r = await adb.adbBytes("-s", sim.serial, "exec-out", "screencap -p");
   assert.equal(r.code, 0, r.stderr);
-  return decode(r.stdout);
+  return (await readPngStream(r.stdout)).image; // phone-eye's own decoder: native inflate
 }
 
 const SETTINGS_FOCUS =
@@ -276,7 +286,7 @@ Deno.test({
 });
 
 Deno.test("the Gallery's photo makes phone_shot send a JPEG; the launcher stays PNG", async () => {
-  await using rig = await startRig();
+  await using rig = await startRig({ adbServer: adbServer! });
   const home = await rig.call("phone_shot");
   assert.equal(home.isError, undefined);
   assert.equal(home.content.find((c) => c.type === "image")?.mimeType, "image/png");

@@ -47,7 +47,7 @@ export function activityRecordOf(s: ScreenState): string {
 
 export const IME_WINDOW = `Window{${objectId("window InputMethod")} u0 InputMethod}`;
 
-/** File name (after `dumpsys_`) -> text, for the fake dumpsys (tools/dumpsys.sh). */
+/** Service -> text, for the fake dumpsys (tools/dumpsys.sh reads it as `$sim_dumpsys_<service>`). */
 export function dumpsysTexts(d: DisplayedScreen): Record<string, string> {
   const pkg = packageOf(d.focus.app);
   const win = windowOf(d.focus);

@@ -1,7 +1,8 @@
 // Turns the simulated screen into what the phone's tools print: uiautomator XML (full and
 // --compressed), RGBA pixels, a PNG, and screencap's raw format. Pure.
 
-import { encode } from "fast-png";
+import { crc32, deflateSync, inflateSync } from "node:zlib";
+import { concatBytes } from "../../lib/bytes.ts";
 import { APPS, chromeOf, type Size, type UiNode } from "./screen.ts";
 import { drawText, textWidth } from "./font.ts";
 
@@ -218,8 +219,50 @@ export function halfDrawn(next: Canvas, previous: Canvas, share = 0.5): Canvas {
   return next;
 }
 
+/**
+ * The rows as a PNG stores them, each behind its filter byte; kept from frame to frame because a
+ * fresh 10 MB array costs more in page faults than deflating it does.
+ */
+let scratchRows = new Uint8Array(0);
+
+/**
+ * The canvas as an RGBA PNG, 8 bits a channel: signature, IHDR, one IDAT, IEND. Every row has
+ * filter 0 (none), and the runtime's native zlib deflates them at level 3, as fast-png (which
+ * wrote the sim's frames before) does with fflate.
+ */
 export function encodePng(c: Canvas): Uint8Array {
-  return encode({ width: c.width, height: c.height, data: c.data, channels: 4, depth: 8 });
+  const stride = c.width * 4;
+  const size = (stride + 1) * c.height;
+  if (scratchRows.length < size) scratchRows = new Uint8Array(size);
+  const rows = scratchRows.subarray(0, size);
+  for (let y = 0, at = 0; y < c.height; y++, at += stride + 1) {
+    rows[at] = 0;
+    rows.set(c.data.subarray(y * stride, (y + 1) * stride), at + 1);
+  }
+  const ihdr = new Uint8Array(13);
+  const view = new DataView(ihdr.buffer);
+  view.setUint32(0, c.width);
+  view.setUint32(4, c.height);
+  ihdr.set([8, 6, 0, 0, 0], 8); // depth, colour type RGBA, compression, filter method, no interlace
+  return concatBytes([
+    PNG_SIGNATURE,
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(rows, { level: 3 })),
+    pngChunk("IEND", new Uint8Array(0)),
+  ]);
+}
+
+const PNG_SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+
+/** One chunk: length, type, body, and the CRC-32 of type and body (PNG spec 5.3). */
+function pngChunk(type: string, body: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + body.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, body.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(body, 8);
+  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)) >>> 0);
+  return out;
 }
 
 /**
@@ -227,15 +270,33 @@ export function encodePng(c: Canvas): Uint8Array {
  * newer builds, a fourth u32 colour space (1 = sRGB), then the rows of pixels, as
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp
  * writes them (see lib/image/raw_screencap.ts decodeRawScreencap for the older 12-byte header).
+ * Made from the frame's PNG, as encodePng wrote it (filter 0 on every row), so a phone keeps only
+ * the PNG and writes this 10 MB form when a command asks for it.
  */
-export function rawScreencap(c: Canvas, headerBytes: 12 | 16): Uint8Array {
-  const out = new Uint8Array(headerBytes + c.data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, c.width, true);
-  view.setUint32(4, c.height, true);
-  view.setUint32(8, 1, true);
-  if (headerBytes === 16) view.setUint32(12, 1, true);
-  out.set(c.data, headerBytes);
+export function rawScreencap(png: Uint8Array, headerBytes: 12 | 16): Uint8Array {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const width = view.getUint32(16);
+  const height = view.getUint32(20);
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 12 <= png.length;) {
+    const len = view.getUint32(at);
+    if (String.fromCharCode(...png.subarray(at + 4, at + 8)) === "IDAT") {
+      idat.push(png.subarray(at + 8, at + 8 + len));
+    }
+    at += 12 + len;
+  }
+  const rows = inflateSync(idat.length === 1 ? idat[0]! : concatBytes(idat));
+  const stride = width * 4;
+  const out = new Uint8Array(headerBytes + stride * height);
+  const head = new DataView(out.buffer);
+  head.setUint32(0, width, true);
+  head.setUint32(4, height, true);
+  head.setUint32(8, 1, true);
+  if (headerBytes === 16) head.setUint32(12, 1, true);
+  for (let y = 0, from = 0; y < height; y++, from += stride + 1) {
+    if (rows[from] !== 0) throw new Error(`rawScreencap: row ${y} has filter ${rows[from]}, not 0`);
+    out.set(rows.subarray(from + 1, from + 1 + stride), headerBytes + y * stride);
+  }
   return out;
 }
 
@@ -250,11 +311,5 @@ export function headerOnlyPng(png: Uint8Array): Uint8Array {
     if (type !== "IDAT") parts.push(png.subarray(at, end));
     at = end;
   }
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }

@@ -38,7 +38,7 @@
 // Output is collected until the command exits, then sent; latency applies before a command runs.
 // The wire format is in wire.ts, each adb connection in transport.ts, every fault in faults.ts.
 
-import { concatBytes } from "../../lib/bytes.ts";
+import { concatBytes, releaseBytes, releaseChunk } from "../../lib/bytes.ts";
 import { deviceBanner } from "./wire.ts";
 import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
 import {
@@ -59,6 +59,7 @@ import {
   renderXml,
 } from "./render.ts";
 import { dumpsysTexts } from "./dumpsys.ts";
+import { cachedFrame } from "./frame_cache.ts";
 import { Motion, type MotionSettings, type SimMotion } from "./motion.ts";
 import { CallLogParser, installTools, type ToolCall } from "./tools.ts";
 import {
@@ -220,7 +221,12 @@ class Sim implements SimPhone, TransportHost {
   readonly #faults: FaultState = noFaults();
   #closed = false;
   #xmlKey = "";
-  #pixelKey = "";
+  /** The frame's PNG, for the screen `#pngKey` names; screen.png holds it. */
+  #png: Uint8Array = EMPTY;
+  #pngKey = "";
+  /** The size screen_header.png was written for, and the frame screen.raw holds. */
+  #headerKey = "";
+  #rawKey = "";
   /** Serializes state syncs so concurrent commands never write half-rendered files. */
   #sync: Promise<void> = Promise.resolve();
   /** Serializes reads of the call log: two at once would read the same bytes from one offset. */
@@ -238,7 +244,7 @@ class Sim implements SimPhone, TransportHost {
       timer: (ms, fire) => this.#timer(ms, fire),
       cancel: (t) => this.#cancelTimer(t),
       changed: () => {
-        const synced = this.#syncFiles(false).then(() => this.#motion.announce());
+        const synced = this.#syncFiles().then(() => this.#motion.announce());
         this.track(synced);
         return synced;
       },
@@ -294,12 +300,14 @@ class Sim implements SimPhone, TransportHost {
       listener = Deno.listen({ hostname: "127.0.0.1", port: o.port ?? 0 });
       const sim = new Sim(opts, o.motion ?? {}, root, listener);
       await Deno.writeFile(`${root}/.sim/calls.log`, EMPTY);
+      // What the empty-PNG fault prints (tools/screencap.sh).
+      await Deno.writeFile(`${root}/.sim/screen_zero.png`, EMPTY);
       await Deno.writeTextFile(`${root}/.sim/props`, sim.#props());
       const installed = [SIM_DEFAULT_IME, ...(opts.adbKeyboard ? [ADB_KEYBOARD_IME] : [])];
       await Deno.writeTextFile(`${root}/.sim/ime_installed`, `${installed.join("\n")}\n`);
       await Deno.writeTextFile(`${root}/.sim/ime_enabled`, `${SIM_DEFAULT_IME}\n`);
       await Deno.writeTextFile(`${root}/.sim/ime_selected`, `${SIM_DEFAULT_IME}\n`);
-      await sim.#syncFiles(false);
+      await sim.#syncFiles();
       sim.track(sim.#acceptLoop(listener));
       return sim;
     } catch (e) {
@@ -369,7 +377,7 @@ class Sim implements SimPhone, TransportHost {
 
   async setScreen(patch: Partial<ScreenState>): Promise<void> {
     Object.assign(this.#state, patch);
-    await this.#syncFiles(false);
+    await this.#syncFiles();
   }
 
   transports(): number {
@@ -506,14 +514,17 @@ class Sim implements SimPhone, TransportHost {
     await Deno.rename(tmp, `${this.#dir}/${name}`);
   }
 
-  /** Writes the state files the fake tools read; pixels only when a command may need them. */
-  #syncFiles(pixels: boolean): Promise<void> {
-    const run = this.#sync.then(() => this.#doSync(pixels));
+  /**
+   * Writes the state files the fake tools read; the frame only in the forms `frame` asks for
+   * (frameNeeds: a PNG for any screencap, the 10 MB raw one only when the command may print it).
+   */
+  #syncFiles(frame: FrameNeeds = NO_FRAME): Promise<void> {
+    const run = this.#sync.then(() => this.#doSync(frame));
     this.#sync = run.catch(() => {});
     return run;
   }
 
-  async #doSync(pixels: boolean): Promise<void> {
+  async #doSync(frame: FrameNeeds): Promise<void> {
     if (this.#closed) return;
     const s = this.#state;
     const size = effectiveSize(s, this.#physical());
@@ -524,54 +535,79 @@ class Sim implements SimPhone, TransportHost {
     const key = JSON.stringify([s, size, from, launchTree]);
     if (key !== this.#xmlKey) {
       const root = layout(from ?? s, size);
-      await this.#writeAtomic("screen.xml", renderXml(root, false));
-      await this.#writeAtomic("screen_compressed.xml", renderXml(root, true));
-      // tools/uiautomator.sh answers the idle-state error while this says 1.
-      await this.#writeAtomic(
-        "launching",
-        from !== null && launchTree === "idle-error" ? "1\n" : "0\n",
-      );
+      const phys = this.#physical();
       const texts = dumpsysTexts({
         state: s,
         focus: from ?? s,
         keyboardShown,
         size,
-        physical: this.#physical(),
+        physical: phys,
       });
-      for (const [name, text] of Object.entries(texts)) {
-        await this.#writeAtomic(`dumpsys_${name}`, text);
-      }
-      // The fake screencap reads whether a secure window is in front (tools/screencap.sh).
-      await this.#writeAtomic("secure_window", s.secureWindow ? "1\n" : "0\n");
-      const phys = this.#physical();
-      await this.#writeAtomic(
-        "wm_size",
-        `Physical size: ${phys.width}x${phys.height}\n` +
+      // What the fake tools show of the screen, as shell variables they source: printing one
+      // costs no process, where `cat` of a file costs a fork and an exec (milliseconds of CPU).
+      const vars: Record<string, string> = {
+        // tools/uiautomator.sh answers the idle-state error while this says 1.
+        launching: from !== null && launchTree === "idle-error" ? "1" : "0",
+        // Whether a secure window is in front (tools/screencap.sh).
+        secure_window: s.secureWindow ? "1" : "0",
+        // A text field has focus: ADB Keyboard listens (tools/sim_lib.sh).
+        text_focus: keyboardShown ? "1" : "0",
+        xml: renderXml(root, false),
+        xml_compressed: renderXml(root, true),
+        wm_size: `Physical size: ${phys.width}x${phys.height}\n` +
           (s.overrideSize
             ? `Override size: ${s.overrideSize.width}x${s.overrideSize.height}\n`
             : ""),
-      );
-      await this.#writeAtomic(
-        "wm_density",
-        "Physical density: 420\n" +
+        wm_density: "Physical density: 420\n" +
           (s.overrideDensity ? `Override density: ${s.overrideDensity}\n` : ""),
+        ...Object.fromEntries(
+          Object.entries(texts).map(([name, text]) => [`dumpsys_${name}`, text]),
+        ),
+      };
+      const lines = Object.entries(vars).map(([name, value]) => `sim_${name}=${shellQuote(value)}`);
+      await this.#writeAtomic(
+        "screen.sh",
+        ["# The screen as the fake tools show it (tests/sim/sim_phone.ts).", ...lines, ""].join(
+          "\n",
+        ),
       );
-      await this.#writeAtomic("text_focus", keyboardShown ? "1\n" : "0\n");
       this.#xmlKey = key;
     }
-    const pixelKey = JSON.stringify([key, this.#faults.black]);
-    if (pixels && pixelKey !== this.#pixelKey) {
-      const secureBlack = s.secureWindow &&
-        androidTraits(this.#opts.androidVersion).secureCapture === "black";
-      const draw = (state: ScreenState) =>
-        renderPixels(layout(state, size), size, this.#faults.black, secureBlack);
-      const canvas = from === null ? draw(s) : halfDrawn(draw(s), draw(from));
-      const png = encodePng(canvas);
-      await this.#writeAtomic("screen.png", png);
-      await this.#writeAtomic("screen_header.png", headerOnlyPng(png));
-      await this.#writeAtomic("screen_zero.png", EMPTY);
-      await this.#writeAtomic("screen.raw", rawScreencap(canvas, this.#opts.rawHeaderBytes));
-      this.#pixelKey = pixelKey;
+    if (!frame.png) return;
+    const { secureCapture } = androidTraits(this.#opts.androidVersion);
+    // A secure window on a release whose screencap refuses it: the tool reads no frame at all.
+    if (s.secureWindow && secureCapture === "refuse") return;
+    const black = this.#faults.black;
+    const secureBlack = s.secureWindow && secureCapture === "black";
+    // All that decides the pixels, so phones may share the frame (frame_cache.ts).
+    const pixelKey = JSON.stringify([s, from, size, black, secureBlack]);
+    if (pixelKey !== this.#pngKey) {
+      this.#png = cachedFrame(pixelKey, () => {
+        const draw = (state: ScreenState) =>
+          renderPixels(layout(state, size), size, black, secureBlack);
+        const canvas = draw(s);
+        if (from !== null) {
+          const old = draw(from);
+          halfDrawn(canvas, old);
+          releaseBytes(old.data);
+        }
+        const png = encodePng(canvas);
+        // 10 MB each: handed back now, the next frame reuses the pages (lib/bytes.ts).
+        releaseBytes(canvas.data);
+        return png;
+      });
+      await this.#writeAtomic("screen.png", this.#png);
+      this.#pngKey = pixelKey;
+      // What the header-only fault prints: signature, IHDR and IEND, which only the size sets.
+      const sizeKey = `${size.width}x${size.height}`;
+      if (sizeKey !== this.#headerKey) {
+        await this.#writeAtomic("screen_header.png", headerOnlyPng(this.#png));
+        this.#headerKey = sizeKey;
+      }
+    }
+    if (frame.raw && pixelKey !== this.#rawKey) {
+      await this.#writeAtomic("screen.raw", rawScreencap(this.#png, this.#opts.rawHeaderBytes));
+      this.#rawKey = pixelKey;
     }
   }
 
@@ -613,7 +649,7 @@ class Sim implements SimPhone, TransportHost {
     if (delay > 0) await this.#sleep(delay);
     if (this.#closed) return { kind: "hang" };
 
-    await this.#syncFiles(command.includes("screencap"));
+    await this.#syncFiles(frameNeeds(command));
     const cmdId = this.#nextCmdId++;
     const result = await this.#run(command, merged, cmdId);
     const calls = await this.#readCalls();
@@ -622,7 +658,7 @@ class Sim implements SimPhone, TransportHost {
     const before = structuredClone(this.#state);
     for (const c of calls) applyToolCall(this.#state, this.#physical(), c.tool, c.argv);
     this.#motion.afterCommand(before);
-    await this.#syncFiles(false);
+    await this.#syncFiles();
     this.#motion.announce();
     // A concurrent command's read may have taken this command's calls: look them up in all.
     const mine = this.#calls.filter((c) => c.cmdId === cmdId);
@@ -648,7 +684,10 @@ class Sim implements SimPhone, TransportHost {
       this.#readCancels.delete(cancel);
       reader.releaseLock();
     }
-    return concatBytes(parts);
+    const all = concatBytes(parts);
+    // Each read has a 64 KiB buffer of its own: handed back now, not at a collection (lib/bytes.ts).
+    for (const p of parts) releaseChunk(p);
+    return all;
   }
 
   #readCalls(): Promise<ToolCall[]> {
@@ -679,15 +718,49 @@ class Sim implements SimPhone, TransportHost {
   }
 
   async #run(command: string, merged: boolean, cmdId: number): Promise<CommandResult> {
-    // Legacy shell and exec: one stream for both outputs, as adbd's subprocess without the shell
-    // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345), so their
-    // interleaving is kept. setsid makes the command a process group close() can kill whole.
+    // The command line runs through a real `sh -c`, so an injection payload really runs. Legacy
+    // shell and exec: one stream for both outputs, as adbd's subprocess without the shell
+    // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345),
+    // so their interleaving is kept: a first sh points its stderr at its stdout and becomes the
+    // command's sh. setsid (util-linux) starts it all in a session of its own, a process group
+    // close() can kill whole. Deno's own `detached` would do the setsid, but by a fork of the
+    // whole test process, which costs more CPU than the exec of setsid.
     const redirect = merged ? " 2>&1" : "";
-    const wrapper =
-      `if command -v setsid >/dev/null 2>&1; then exec setsid -w sh -c "$1"${redirect}; ` +
-      `else exec sh -c "$1"${redirect}; fi`;
-    const args = ["-c", wrapper, "sh", command];
-    const child = new Deno.Command("sh", {
+    const sh = merged ? ["-c", 'exec sh -c "$1" 2>&1', "sh", command] : ["-c", command];
+    let child: Deno.ChildProcess;
+    if (setsidAllowed()) {
+      try {
+        // One process fewer than a shell asking for setsid first: milliseconds a command.
+        child = this.#spawn("setsid", ["-w", "sh", ...sh], cmdId);
+      } catch (e) {
+        if (!(e instanceof Deno.errors.NotFound)) throw e;
+        child = this.#spawn("sh", sh, cmdId); // no setsid: close() kills the command alone
+      }
+    } else {
+      // The sim task may run sh only (deno.json, permissions "sim"): sh looks for setsid.
+      const wrapper =
+        `if command -v setsid >/dev/null 2>&1; then exec setsid -w sh -c "$1"${redirect}; ` +
+        `else exec sh -c "$1"${redirect}; fi`;
+      child = this.#spawn("sh", ["-c", wrapper, "sh", command], cmdId);
+    }
+    this.#children.add(child);
+    try {
+      const [stdout, stderr, status] = await Promise.all([
+        this.#collect(child.stdout),
+        this.#collect(child.stderr),
+        child.status,
+      ]);
+      // A command killed by a signal reports 128+signal, as adbd's shell_v2 exit packet does
+      // (0x80 | WTERMSIG: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#770).
+      const code = status.signal ? 128 + signalNumber(status.signal) : status.code;
+      return { stdout, stderr, code };
+    } finally {
+      this.#children.delete(child);
+    }
+  }
+
+  #spawn(program: string, args: string[], cmdId: number): Deno.ChildProcess {
+    return new Deno.Command(program, {
       args,
       cwd: this.root,
       clearEnv: true,
@@ -706,21 +779,40 @@ class Sim implements SimPhone, TransportHost {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    this.#children.add(child);
-    try {
-      const [stdout, stderr, status] = await Promise.all([
-        this.#collect(child.stdout),
-        this.#collect(child.stderr),
-        child.status,
-      ]);
-      // A command killed by a signal reports 128+signal, as adbd's shell_v2 exit packet does
-      // (0x80 | WTERMSIG: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#770).
-      const code = status.signal ? 128 + signalNumber(status.signal) : status.code;
-      return { stdout, stderr, code };
-    } finally {
-      this.#children.delete(child);
-    }
   }
+}
+
+/** `value` as one word for sh, byte for byte (single quotes; each ' as '\''). */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** Which forms of the frame a command's screencap may read (tools/screencap.sh). */
+export interface FrameNeeds {
+  /** screen.png (and the fault's header-only PNG). */
+  png: boolean;
+  /** screen.raw: 10 MB at 1080x2400, so written only for a command that may print it. */
+  raw: boolean;
+}
+
+const NO_FRAME: FrameNeeds = { png: false, raw: false };
+
+/**
+ * What `command` may read of the frame, from its text: nothing without the word "screencap"; only
+ * the PNG when every screencap in it is a plain `screencap -p [FILE]` (no -d, whose argument
+ * could be "-p", no quoting or expansion); both otherwise, to be safe.
+ */
+export function frameNeeds(command: string): FrameNeeds {
+  if (!command.includes("screencap")) return NO_FRAME;
+  const parts = command.split("screencap");
+  const pngOnly = parts.slice(1).every((rest, i) => {
+    const before = parts[i]!;
+    const wordStart = (i === 0 && before === "") || /[ \t\n;&|(]$/.test(before);
+    if (!wordStart || !/^([ \t\n;&|)]|$)/.test(rest)) return false;
+    const args = rest.split(/[;&|)\n]/, 1)[0]!.split(/[ \t]+/).filter((a) => a !== "");
+    return args.includes("-p") && args.every((a) => a !== "-d" && /^[\w./@%+=:,-]+$/.test(a));
+  });
+  return { png: true, raw: !pngOnly };
 }
 
 /** Kills a command and whatever it started (its process group, see #run). */
@@ -736,6 +828,11 @@ async function killGroup(child: Deno.ChildProcess): Promise<void> {
   try {
     child.kill("SIGKILL");
   } catch { /* already gone */ }
+}
+
+/** Whether this process may spawn setsid itself (the test permission set runs anything). */
+function setsidAllowed(): boolean {
+  return Deno.permissions.querySync({ name: "run", command: "setsid" }).state === "granted";
 }
 
 function signalNumber(signal: Deno.Signal): number {

@@ -2,7 +2,6 @@
 // loop, and the streams (one per OPENed service) that run a command and send back its output
 // with adb's flow control. What a command does, and which faults apply, is the host's business.
 
-import { concatBytes } from "../../lib/bytes.ts";
 import {
   A_CLSE,
   A_CNXN,
@@ -13,12 +12,13 @@ import {
   type AdbMessage,
   DEVICE_MAX_PAYLOAD,
   encodeMessage,
+  encodeMessageOf,
   MessageReader,
   parseService,
   SHELL_EXIT,
   SHELL_STDERR,
   SHELL_STDOUT,
-  shellPacket,
+  shellPacketHead,
 } from "./wire.ts";
 
 /** What one command printed and its exit status. */
@@ -88,7 +88,11 @@ export class Transport {
   }
 
   send(msg: AdbMessage): Promise<void> {
-    const bytes = encodeMessage(msg);
+    return this.sendEncoded(encodeMessage(msg));
+  }
+
+  /** Sends a message encodeMessage or encodeMessageOf already made, after those queued before. */
+  sendEncoded(bytes: Uint8Array): Promise<void> {
     const next = this.#writing.then(async () => {
       if (this.#dropped) return;
       let at = 0;
@@ -222,23 +226,23 @@ class Stream {
       return;
     }
     const { result, truncate } = outcome;
-    let payload: Uint8Array;
+    // The payload as pieces end to end (packet heads and outputs), never joined: #write copies
+    // each chunk of it once, into its message.
+    const packet = (id: number, data: Uint8Array) => [shellPacketHead(id, data.length), data];
     if (truncate) {
       const half = result.stdout.subarray(0, Math.floor(result.stdout.length / 2));
-      payload = this.#v2 ? shellPacket(SHELL_STDOUT, half) : half;
-      await this.#write(payload);
+      await this.#write(this.#v2 ? packet(SHELL_STDOUT, half) : [half]);
       if (truncate.dropLink) this.#t.drop();
       else await this.#close();
       return;
     }
+    const payload: Uint8Array[] = [];
     if (this.#v2) {
-      const parts: Uint8Array[] = [];
-      if (result.stdout.length) parts.push(shellPacket(SHELL_STDOUT, result.stdout));
-      if (result.stderr.length) parts.push(shellPacket(SHELL_STDERR, result.stderr));
-      parts.push(shellPacket(SHELL_EXIT, new Uint8Array([result.code & 0xff])));
-      payload = concatBytes(parts);
+      if (result.stdout.length) payload.push(...packet(SHELL_STDOUT, result.stdout));
+      if (result.stderr.length) payload.push(...packet(SHELL_STDERR, result.stderr));
+      payload.push(...packet(SHELL_EXIT, new Uint8Array([result.code & 0xff])));
     } else {
-      payload = result.stdout;
+      payload.push(result.stdout);
     }
     await this.#write(payload);
     await this.#close();
@@ -247,18 +251,25 @@ class Stream {
   /**
    * WRTE in chunks the host accepts, waiting for its OKAY after each: protocol.md's flow control
    * ("an additional WRITE message may not be sent until another READY message has been received").
+   * `parts` are the payload end to end; a chunk may take the end of one and the start of the next.
    */
-  async #write(data: Uint8Array): Promise<void> {
+  async #write(parts: readonly Uint8Array[]): Promise<void> {
     const max = this.#t.maxPayload;
-    for (let at = 0; at < data.length; at += max) {
+    const total = parts.reduce((n, p) => n + p.length, 0);
+    let part = 0, offset = 0; // where the next chunk starts
+    for (let at = 0; at < total; at += max) {
       if (this.#aborted || this.#t.dropped) return;
+      const chunk: Uint8Array[] = [];
+      for (let need = Math.min(max, total - at); need > 0;) {
+        const p = parts[part]!;
+        const take = Math.min(need, p.length - offset);
+        chunk.push(p.subarray(offset, offset + take));
+        need -= take;
+        offset += take;
+        if (offset === p.length) [part, offset] = [part + 1, 0];
+      }
       const acked = new Promise<void>((resolve) => (this.#ack = resolve));
-      await this.#t.send({
-        command: A_WRTE,
-        arg0: this.#localId,
-        arg1: this.#remoteId,
-        data: data.subarray(at, at + max),
-      });
+      await this.#t.sendEncoded(encodeMessageOf(A_WRTE, this.#localId, this.#remoteId, chunk));
       await acked;
     }
   }

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Fake Android `dumpsys SERVICE ...` for the services that reveal the focused app, the screen and
-# the keyboard. The texts are written by the sim (tests/sim/dumpsys.ts, which shows their lines);
-# arguments after the service (`dumpsys window windows`) are accepted and print the same.
+# the keyboard. The texts are written by the sim (tests/sim/dumpsys.ts, which shows their lines)
+# into screen.sh; arguments after the service (`dumpsys window windows`) are accepted and print
+# the same.
 SIM_TOOL=dumpsys
 . "$SIM_BIN/sim_lib.sh"
+. "$S/screen.sh"
 
 case ${1-} in
   activity)
@@ -26,14 +28,18 @@ case ${1-} in
             ;;
         esac
         ;;
-      *) cat "$S/dumpsys_activity" ;;
+      *) printf '%s' "$sim_dumpsys_activity" ;;
     esac
     ;;
-  window | display | input | power) cat "$S/dumpsys_$1" ;;
+  window) printf '%s' "$sim_dumpsys_window" ;;
+  display) printf '%s' "$sim_dumpsys_display" ;;
+  input) printf '%s' "$sim_dumpsys_input" ;;
+  power) printf '%s' "$sim_dumpsys_power" ;;
   input_method)
     echo "Current Input Method Manager state:"
-    echo "  mCurMethodId=$(cat "$S/ime_selected")"
-    cat "$S/dumpsys_input_method"
+    sim_slurp "$S/ime_selected"
+    echo "  mCurMethodId=$sim_text"
+    printf '%s' "$sim_dumpsys_input_method"
     ;;
   '') echo "Currently running services:"; for s in activity display input input_method power window; do echo "  $s"; done ;;
   *) echo "Can't find service: $1" >&2 ;;

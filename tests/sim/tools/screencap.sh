@@ -4,9 +4,10 @@
 # https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp
 # (usage on stderr and exit 1 for -h, an unknown option or two file names; the file is opened
 # before the capture, and a refused capture closes it empty and returns 1 without a word).
-# The fault file it reads is written by tests/sim/faults.ts; secure_window by the sim.
+# The fault file it reads is written by tests/sim/faults.ts; screen.sh by the sim.
 SIM_TOOL=screencap
 . "$SIM_BIN/sim_lib.sh"
+. "$S/screen.sh"
 
 usage() {
   cat >&2 <<'USAGE'
@@ -48,7 +49,7 @@ fi
 # A FLAG_SECURE window: Android 10-14 refuse the capture (ScreenshotClient::capture fails and
 # main returns 1 with nothing printed; through exec-out the status is lost). Android 15 paints the
 # secure layers black, which the sim already did to the frame (ANDROID.md, `screencap`).
-if [ "$(cat "$S/secure_window" 2>/dev/null)" = 1 ] && [ "${SIM_SECURE_CAPTURE-}" != black ]; then
+if [ "$sim_secure_window" = 1 ] && [ "${SIM_SECURE_CAPTURE-}" != black ]; then
   exit 1
 fi
 

@@ -41,18 +41,20 @@ sim_run_mapped() {
     set -- "$@" "$P"
     sim_count=$((sim_count - 1))
   done
-  sim_err=$S/err.$$
   if [ "$sim_rewrite_out" = 1 ]; then
+    sim_err=$S/err.$$
     "$sim_tool" "$@" >"$S/out.$$" 2>"$sim_err"
     sim_rc=$?
     sed "s|$SIM_ROOT/sdcard|/sdcard|g; s|$SIM_ROOT||g" "$S/out.$$"
     rm -f "$S/out.$$"
-  else
-    "$sim_tool" "$@" 2>"$sim_err"
-    sim_rc=$?
+    sed "s|$SIM_ROOT||g" "$sim_err" >&2
+    rm -f "$sim_err"
+    return "$sim_rc"
   fi
-  sed "s|$SIM_ROOT||g" "$sim_err" >&2
-  rm -f "$sim_err"
+  # Its messages (each a line) caught by a command substitution, stdout going straight out: no
+  # file to sed and remove, and no sed at all when it printed none (the usual `cat`).
+  { sim_errs=$("$sim_tool" "$@" 2>&1 >&3 3>&-); sim_rc=$?; } 3>&1
+  if [ -n "$sim_errs" ]; then printf '%s\n' "$sim_errs" | sed "s|$SIM_ROOT||g" >&2; fi
   return "$sim_rc"
 }
 
@@ -72,8 +74,20 @@ sim_fail() {
 # ADB Keyboard's broadcast receiver exists only while it is the selected input method and its
 # keyboard view is up, i.e. a text field has focus (it registers in onCreateInputView:
 # https://github.com/senzhk/ADBKeyBoard/blob/3e1682533bef3b4cf686eab9d3337634ccbb4bb9/keyboardservice/src/main/java/com/android/adbkeyboard/AdbIME.java).
-# text_focus is written by the sim from its screen state.
+# $sim_text_focus is the sim's, from screen.sh.
 sim_keyboard_listening() {
-  [ "$(cat "$S/ime_selected" 2>/dev/null)" = com.android.adbkeyboard/.AdbIME ] &&
-    [ "$(cat "$S/text_focus" 2>/dev/null)" = 1 ]
+  sim_slurp "$S/ime_selected" 2>/dev/null
+  [ "$sim_text" = com.android.adbkeyboard/.AdbIME ] && . "$S/screen.sh" && [ "$sim_text_focus" = 1 ]
+}
+
+# What "$(cat FILE)" gives (every line, trailing newlines dropped; "" when FILE cannot be read),
+# into $sim_text, for the small text files of the state folder (no NUL byte in them): builtins
+# only, where the command substitution costs a fork and an exec (milliseconds of CPU each).
+sim_nl='
+'
+sim_slurp() {
+  sim_text= sim_line=
+  while IFS= read -r sim_line; do sim_text=$sim_text$sim_line$sim_nl; done <"$1"
+  sim_text=$sim_text$sim_line
+  while [ "${sim_text%"$sim_nl"}" != "$sim_text" ]; do sim_text=${sim_text%"$sim_nl"}; done
 }

@@ -3,11 +3,12 @@
 # and `wm density N|reset` are applied by the sim after the command.
 SIM_TOOL=wm
 . "$SIM_BIN/sim_lib.sh"
+. "$S/screen.sh"
 
 case ${1-} in
   size)
     case ${2-} in
-      '') cat "$S/wm_size" ;;
+      '') printf '%s' "$sim_wm_size" ;;
       reset) ;;
       *x*) ;;
       *) echo "Error: bad size $2" >&2; exit 255 ;;
@@ -15,7 +16,7 @@ case ${1-} in
     ;;
   density)
     case ${2-} in
-      '') cat "$S/wm_density" ;;
+      '') printf '%s' "$sim_wm_density" ;;
       reset) ;;
       *[!0-9]*) echo "Error: bad density $2" >&2; exit 255 ;;
     esac
