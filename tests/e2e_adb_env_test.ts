@@ -72,7 +72,10 @@ Deno.test("the adb server phone-eye starts holds adb's settings and no vision ke
     // No server listens on this port yet: phone-eye's adb starts one (fork-server), which keeps the
     // environment that adb call had for as long as it runs.
     assert.equal(await portOpen(port), false);
-    const result = await eye.client.callTool({ name: "phone_key", arguments: { key: "home" } });
+    const result = await eye.client.callTool({
+      name: "phone_key",
+      arguments: { key: "home", settle: false },
+    });
     assert.equal(result.isError, true); // no phone on this server
     const found = await run("pgrep", ["-f", `adb -L tcp:${port} fork-server`]);
     const pid = found.stdout.trim().split("\n")[0];

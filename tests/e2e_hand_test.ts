@@ -6,8 +6,8 @@ import { textOf } from "./helpers/in_process.ts";
 import { adbServerPerClient, type Rig, startRig } from "./helpers/rig.ts";
 import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
-import { hostileStrings } from "./fixtures/hostile_strings.ts";
-import { inputTextProblem, intentArgsProblem } from "../lib/adb/commands.ts";
+import { hostileSample, sendHostile } from "./long/hostile_through_adb.ts";
+import { inputTextProblem } from "../lib/adb/commands.ts";
 
 // The tests where the adb client matters (its error strings, its reconnects, how it stops) run
 // once per client: the one on PATH and adb 34 when CI built it (helpers/adb_clients.ts). The verbs
@@ -41,47 +41,63 @@ testThroughEach(
       assert.match(r.eye.client.getInstructions() ?? "", /look → act → look/);
     });
 
-    await t.step("phone_tap on the Notes icon opens Notes", async () => {
+    await t.step("phone_tap on the Notes icon opens Notes, and [changed] says so", async () => {
       const look = await said(r, "phone_look");
       const notes = /Notes @ \[(\d+),(\d+)\]\[(\d+),(\d+)\]/.exec(look.text);
       assert.ok(notes, look.text);
       const [x1, y1, x2, y2] = notes.slice(1).map(Number) as [number, number, number, number];
+      // The one settled call here: settling read through the real adb (the rest answer at once;
+      // what settling reports is tested in agent_loop_test.ts).
       const tap = await said(r, "phone_tap", { x: (x1 + x2) >> 1, y: (y1 + y2) >> 1 });
       assert.equal(tap.isError, false, tap.text);
       assert.equal(r.sim.screen().name, "notes");
+      assert.match(
+        tap.text,
+        /\n\n\[changed\]\napp: com\.android\.launcher3 → com\.android\.notes\/\S+\n/,
+      );
     });
 
     await t.step("phone_type types into the focused field, quotes and %s intact", async () => {
       const text = `it's 100%sure; $(reboot) "ok"`;
-      const typed = await said(r, "phone_type", { text });
+      const typed = await said(r, "phone_type", { text, settle: false });
       assert.equal(typed.isError, false, typed.text);
       assert.equal(r.sim.screen().text, text);
     });
 
     await t.step("phone_key back returns home; a numeric keycode works too", async () => {
-      assert.equal((await said(r, "phone_key", { key: "back" })).isError, false);
+      assert.equal((await said(r, "phone_key", { key: "back", settle: false })).isError, false);
       assert.equal(r.sim.screen().name, "home");
-      await said(r, "phone_key", { key: "3" });
+      await said(r, "phone_key", { key: "3", settle: false });
       assert.deepEqual(r.sim.toolCalls("input").slice(-2), [["keyevent", "4"], ["keyevent", "3"]]);
     });
 
     await t.step("phone_intent launches an app by package and opens a URL", async () => {
-      const launched = await said(r, "phone_intent", { package: "com.android.settings" });
+      const launched = await said(r, "phone_intent", {
+        package: "com.android.settings",
+        settle: false,
+      });
       assert.equal(launched.isError, false, launched.text);
       assert.equal(r.sim.screen().name, "settings");
       const url = "https://example.com/search?q=phone&lang=en#top";
       const opened = await said(r, "phone_intent", {
         action: "android.intent.action.VIEW",
         data: url,
+        settle: false,
       });
       assert.equal(opened.isError, false, opened.text);
       assert.equal(r.sim.screen().url, url);
     });
 
     await t.step("phone_swipe scrolls the settings list", async () => {
-      await said(r, "phone_intent", { package: "com.android.settings" });
+      await said(r, "phone_intent", { package: "com.android.settings", settle: false });
       const before = r.sim.screen().scroll;
-      const swiped = await said(r, "phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 800 });
+      const swiped = await said(r, "phone_swipe", {
+        x1: 540,
+        y1: 1800,
+        x2: 540,
+        y2: 800,
+        settle: false,
+      });
       assert.equal(swiped.isError, false, swiped.text);
       assert.ok(r.sim.screen().scroll > before);
       assert.deepEqual(r.sim.toolCalls("input").at(-1), [
@@ -95,7 +111,7 @@ testThroughEach(
     });
 
     await t.step("a long press is a swipe that stays put for hold_ms", async () => {
-      await said(r, "phone_tap", { x: 100, y: 100, hold_ms: 900 });
+      await said(r, "phone_tap", { x: 100, y: 100, hold_ms: 900, settle: false });
       assert.deepEqual(r.sim.toolCalls("input").at(-1), [
         "swipe",
         "100",
@@ -107,7 +123,10 @@ testThroughEach(
     });
 
     await t.step("am start failures come back as errors", async () => {
-      const failed = await said(r, "phone_intent", { component: "com.nope.app/.Missing" });
+      const failed = await said(r, "phone_intent", {
+        component: "com.nope.app/.Missing",
+        settle: false,
+      });
       assert.equal(failed.isError, true);
       assert.match(
         failed.text,
@@ -117,7 +136,7 @@ testThroughEach(
 
     await t.step("coordinates off the screen are refused before reaching the phone", async () => {
       const sent = r.sim.toolCalls("input").length;
-      const off = await said(r, "phone_tap", { x: 1080, y: 2500 });
+      const off = await said(r, "phone_tap", { x: 1080, y: 2500, settle: false });
       assert.equal(off.isError, true);
       assert.match(off.text, /off the screen, which is 1080×2400/);
       assert.equal(r.sim.toolCalls("input").length, sent);
@@ -129,38 +148,12 @@ testThroughEach(
   onPath,
   "hostile strings reach the phone's real sh as one argument or are refused, and nothing runs",
   async (_t, adb) => {
+    // One payload per class of shell trick; tests/long/hostile_strings_test.ts sends the corpus.
     await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb) });
-    let typed = 0;
-    let started = 0;
-    for (const hostile of hostileStrings(r.sim.marker)) {
-      const typeResult = await said(r, "phone_type", { text: hostile });
-      if (inputTextProblem(hostile) === null) {
-        typed++;
-        assert.equal(typeResult.isError, false, `${JSON.stringify(hostile)}: ${typeResult.text}`);
-        const pieces = r.sim.toolCalls("input").filter((c) => c[0] === "text");
-        const last = pieces.slice(-hostile.split(/(?<=%)(?=s)/).length);
-        assert.ok(last.every((c) => c.length === 2), JSON.stringify(last));
-        assert.equal(last.map((c) => c[1]).join(""), hostile);
-      } else {
-        assert.equal(typeResult.isError, true);
-      }
-      for (const field of ["action", "data", "component", "package"] as const) {
-        const value = field === "data" ? `https://x.test/${hostile}` : hostile;
-        const args = { action: "android.intent.action.VIEW", [field]: value };
-        const result = await said(r, "phone_intent", args);
-        if (intentArgsProblem(args) === null) {
-          started++;
-          assert.ok(
-            r.sim.toolCalls("am").at(-1)?.includes(value),
-            `${field}=${JSON.stringify(value)}`,
-          );
-        } else {
-          assert.equal(result.isError, true);
-          assert.match(result.text, /^Cannot start the intent: Refused/);
-        }
-      }
-    }
-    assert.ok(typed >= 30 && started >= 3, `typed ${typed}, started ${started}`);
+    const sample = hostileSample(r.sim.marker);
+    const { typed, started } = await sendHostile(r, sample);
+    assert.equal(sample.filter((s) => inputTextProblem(s) !== null).length, 3);
+    assert.ok(typed >= 15 && started >= 3, `typed ${typed}, started ${started}`);
     assert.equal(await exists(r.sim.marker), false, "a hostile string executed on the phone");
   },
 );
@@ -171,7 +164,7 @@ testThroughEach(
   async (_t, adb) => {
     await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb) });
     r.sim.faults.dropAfterNext("input");
-    const tap = await said(r, "phone_tap", { x: 540, y: 1200 });
+    const tap = await said(r, "phone_tap", { x: 540, y: 1200, settle: false });
     assert.equal(tap.isError, true);
     assert.match(tap.text, /reconnected but did not repeat the command/);
     assert.equal(
@@ -180,7 +173,7 @@ testThroughEach(
       "the phone must see the tap at most once",
     );
     // The link is back: the agent's repeat goes through.
-    assert.equal((await said(r, "phone_tap", { x: 540, y: 1200 })).isError, false);
+    assert.equal((await said(r, "phone_tap", { x: 540, y: 1200, settle: false })).isError, false);
 
     r.sim.faults.dropAfterNext("screencap");
     const shot = await r.eye.client.callTool({ name: "phone_shot", arguments: {} });
@@ -199,7 +192,7 @@ testThroughEach(
       env: { PHONE_EYE_ADB_TIMEOUT_MS: "1500" },
     });
     r.sim.faults.hang(/input keyevent 224/);
-    const hung = await said(r, "phone_key", { key: "wake" });
+    const hung = await said(r, "phone_key", { key: "wake", settle: false });
     assert.equal(hung.isError, true);
     assert.match(
       hung.text,
@@ -212,7 +205,7 @@ testThroughEach(
     }).output();
     assert.equal(new TextDecoder().decode(stdout).trim(), "", "the adb child outlived its timeout");
     r.sim.faults.clear();
-    assert.equal((await said(r, "phone_key", { key: "home" })).isError, false);
+    assert.equal((await said(r, "phone_key", { key: "home", settle: false })).isError, false);
   },
 );
 
@@ -229,7 +222,7 @@ testThroughEach(
       phones: [],
       serial: `127.0.0.1:${port}`,
     });
-    const result = await r.call("phone_tap", { x: 1, y: 1 });
+    const result = await r.call("phone_tap", { x: 1, y: 1, settle: false });
     assert.equal(result.isError, true);
     assert.match(
       textOf(result),
@@ -251,7 +244,7 @@ testThroughEach(
       serial: null,
     });
     const [first, second] = r.sims as [SimPhone, SimPhone];
-    const result = await r.call("phone_key", { key: "home" });
+    const result = await r.call("phone_key", { key: "home", settle: false });
     assert.equal(result.isError, true);
     const text = textOf(result);
     assert.match(text, /more than one Android device.*ANDROID_SERIAL.*--serial/);
@@ -263,9 +256,14 @@ testThroughEach(
   clients,
   "a mistyped serial with two phones attached names both, with their states",
   async (_t, adb) => {
-    await using r = await startRig({ adbBinary: adb, phones: [{}, {}], serial: "R58M123ABC" });
+    await using r = await startRig({
+      adbBinary: adb,
+      adbServer: adbServer(adb),
+      phones: [{}, {}],
+      serial: "R58M123ABC",
+    });
     const [first, second] = r.sims as [SimPhone, SimPhone];
-    const result = await r.call("phone_tap", { x: 1, y: 1 });
+    const result = await r.call("phone_tap", { x: 1, y: 1, settle: false });
     assert.equal(result.isError, true);
     const text = textOf(result);
     const listed = [first, second].map((sim) => `${sim.serial} (device)`).sort();
@@ -281,11 +279,11 @@ testThroughEach(
   "an offline phone is named as offline, with the way to bring it back",
   async (_t, adb) => {
     // No serial: adb's default device, so phone-eye does not reconnect it by itself.
-    await using r = await startRig({ adbBinary: adb, serial: null });
+    await using r = await startRig({ adbBinary: adb, adbServer: adbServer(adb), serial: null });
     r.sim.faults.refuseConnections(60_000);
     r.sim.faults.dropNow();
     await r.adb.waitForState(r.sim.serial, "offline");
-    const result = await r.call("phone_key", { key: "home" });
+    const result = await r.call("phone_key", { key: "home", settle: false });
     assert.equal(result.isError, true);
     assert.match(
       textOf(result),
@@ -320,10 +318,13 @@ testThroughEach(
       phones: [{ shellV2: false }],
     });
     assert.equal(
-      (await said(r, "phone_intent", { package: "com.android.settings" })).isError,
+      (await said(r, "phone_intent", { package: "com.android.settings", settle: false })).isError,
       false,
     );
-    const failed = await said(r, "phone_intent", { action: "com.nope.NO_SUCH_ACTION" });
+    const failed = await said(r, "phone_intent", {
+      action: "com.nope.NO_SUCH_ACTION",
+      settle: false,
+    });
     assert.equal(failed.isError, true);
     assert.match(failed.text, /unable to resolve Intent/);
   },

@@ -52,14 +52,14 @@ Deno.test("two phones behind one server: listed, driven one by one, in parallel,
   });
 
   await t.step("a tap with device reaches only that phone", async () => {
-    const tap = await call("phone_tap", { device: b.serial, x: 800, y: 2000 });
+    const tap = await call("phone_tap", { device: b.serial, x: 800, y: 2000, settle: false });
     assert.equal(tap.isError, false, tap.text);
     assert.deepEqual(b.toolCalls("input"), [["tap", "800", "2000"]]);
     assert.deepEqual(a.toolCalls("input"), []);
   });
 
   await t.step("without device, the server asks which phone and names both", async () => {
-    const tap = await call("phone_tap", { x: 10, y: 10 });
+    const tap = await call("phone_tap", { x: 10, y: 10, settle: false });
     assert.equal(tap.isError, true);
     assert.match(tap.text, new RegExp(`Which phone\\?.*${a.serial}, ${b.serial}`));
     assert.equal(a.toolCalls("input").length + b.toolCalls("input").length, 1);
@@ -68,7 +68,7 @@ Deno.test("two phones behind one server: listed, driven one by one, in parallel,
   await t.step(
     "a serial outside the set is refused naming it, and phone-eye never connects to it",
     async () => {
-      const tap = await call("phone_tap", { device: stranger.serial, x: 10, y: 10 });
+      const tap = await call("phone_tap", { device: stranger.serial, x: 10, y: 10, settle: false });
       assert.equal(tap.isError, true);
       assert.match(tap.text, new RegExp(`may drive only ${a.serial}, ${b.serial}`));
       const shell = await call("phone_shot", { device: "x;reboot" });
@@ -84,7 +84,7 @@ Deno.test("two phones behind one server: listed, driven one by one, in parallel,
     let settled = false;
     const held = call("phone_shot", { device: a.serial }).finally(() => settled = true);
     await waitFor(() => a.commands().some((c) => c.includes("screencap")), "A's screencap");
-    const key = await call("phone_key", { device: b.serial, key: "home" });
+    const key = await call("phone_key", { device: b.serial, key: "home", settle: false });
     assert.equal(key.isError, false, key.text);
     assert.equal(settled, false, "B's call ended first, while A's was held");
     // Let A go: its link drops, phone-eye reconnects it and replays the read-only screenshot.
@@ -133,7 +133,7 @@ Deno.test("a shared adb server: ADB_SERVER_SOCKET reaches phones attached to ano
         const before = rig.sim.toolCalls("input").length;
         const tap = await eye.client.callTool({
           name: "phone_tap",
-          arguments: { device: rig.sim.serial, x: 5, y: 6 },
+          arguments: { device: rig.sim.serial, x: 5, y: 6, settle: false },
         });
         assert.notEqual(tap.isError, true, textOf(tap));
         assert.deepEqual(rig.sim.toolCalls("input").slice(before), [["tap", "5", "6"]]);

@@ -128,14 +128,20 @@ Deno.test("a real SDK client with the token lists and calls the tools on the 202
     assert.equal(client.getNegotiatedProtocolVersion(), protocol);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     assert.ok(names.includes("phone_tap") && names.includes("phone_look"), `${protocol}: ${names}`);
-    const tap = await client.callTool({ name: "phone_tap", arguments: { x: 100, y: 200 } });
+    const tap = await client.callTool({
+      name: "phone_tap",
+      arguments: { x: 100, y: 200, settle: false },
+    });
     assert.notEqual(tap.isError, true, `${protocol}: ${textOf(tap)}`);
     assert.deepEqual(rig.sim.toolCalls("input").at(-1), ["tap", "100", "200"], protocol);
     const shot = await client.callTool({ name: "phone_shot", arguments: {} });
     const parts = shot.content as Array<{ type: string; mimeType?: string }>;
     assert.equal(parts[0]?.type, "image", protocol);
     // A tool's failure is still a readable result over HTTP, never a transport error.
-    const bad = await client.callTool({ name: "phone_key", arguments: { key: "no-such-key" } });
+    const bad = await client.callTool({
+      name: "phone_key",
+      arguments: { key: "no-such-key", settle: false },
+    });
     assert.equal(bad.isError, true, protocol);
   }
   const refused = await eye.connect({ protocol: "2026-07-28" }).then(
@@ -247,7 +253,10 @@ Deno.test("with --tls-cert and --tls-key phone-eye serves HTTPS that a client tr
   });
   const trusting: typeof fetch = (input, init) => fetch(input, { ...init, client: httpClient });
   const client = await eye.connect({ token: TOKEN, fetch: trusting });
-  const tap = await client.callTool({ name: "phone_tap", arguments: { x: 7, y: 9 } });
+  const tap = await client.callTool({
+    name: "phone_tap",
+    arguments: { x: 7, y: 9, settle: false },
+  });
   assert.notEqual(tap.isError, true, textOf(tap));
   assert.deepEqual(rig.sim.toolCalls("input").at(-1), ["tap", "7", "9"]);
   // A client that does not trust the certificate cannot talk to it at all.
@@ -280,8 +289,14 @@ Deno.test("two phones behind one HTTP server: phone_devices lists both, a tap wi
   assert.ok(listed.includes(`- ${b.serial}: device; SimTablet`), listed);
 
   const [tapA, tapB] = await Promise.all([
-    first.callTool({ name: "phone_tap", arguments: { device: a.serial, x: 11, y: 12 } }),
-    second.callTool({ name: "phone_tap", arguments: { device: b.serial, x: 21, y: 22 } }),
+    first.callTool({
+      name: "phone_tap",
+      arguments: { device: a.serial, x: 11, y: 12, settle: false },
+    }),
+    second.callTool({
+      name: "phone_tap",
+      arguments: { device: b.serial, x: 21, y: 22, settle: false },
+    }),
   ]);
   assert.notEqual(tapA.isError, true, textOf(tapA));
   assert.notEqual(tapB.isError, true, textOf(tapB));

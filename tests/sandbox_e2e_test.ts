@@ -48,15 +48,17 @@ Deno.test("under the production set every verb works against the simulated phone
   assert.equal(parts[0]?.type, "image");
   assert.doesNotMatch(parts[1]?.text ?? "", /Saved|PHONE_EYE_SHOTS/);
 
-  await call("phone_tap", { x: (x1 + x2) >> 1, y: (y1 + y2) >> 1 });
+  // The acting verbs answer at once: a settled action under this same set reads the screen with
+  // the same adb grant (e2e_hand_test.ts, the Notes tap).
+  await call("phone_tap", { x: (x1 + x2) >> 1, y: (y1 + y2) >> 1, settle: false });
   assert.equal(r.sim.screen().name, "notes");
-  await call("phone_type", { text: "sandboxed" });
+  await call("phone_type", { text: "sandboxed", settle: false });
   assert.equal(r.sim.screen().text, "sandboxed");
-  await call("phone_key", { key: "back" });
+  await call("phone_key", { key: "back", settle: false });
   assert.equal(r.sim.screen().name, "home");
-  await call("phone_intent", { package: "com.android.settings" });
+  await call("phone_intent", { package: "com.android.settings", settle: false });
   assert.equal(r.sim.screen().name, "settings");
-  await call("phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 800 });
+  await call("phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 800, settle: false });
   assert.deepEqual(r.sim.toolCalls("input").at(-1), [
     "swipe",
     "540",
@@ -158,7 +160,10 @@ Deno.test("a vision host outside the set is refused by the sandbox, named, with 
       ),
     );
     assert.doesNotMatch(unsaved, /run again with the --allow-write flag/);
-    const tap = await r.client.callTool({ name: "phone_tap", arguments: { x: 10, y: 10 } });
+    const tap = await r.client.callTool({
+      name: "phone_tap",
+      arguments: { x: 10, y: 10, settle: false },
+    });
     assert.notEqual(tap.isError, true, textOf(tap));
     assert.doesNotMatch(r.stderr(), /requests? net access|Allow\?/, "no permission prompt");
     await r.eye.close();

@@ -127,7 +127,7 @@ Deno.test({
       const before = sim.commands().length;
       const result = await eye.client.callTool({
         name: "phone_tap",
-        arguments: { x: 540, y: 1200, count: 2 },
+        arguments: { x: 540, y: 1200, count: 2, settle: false },
       });
       assert.equal(result.isError, undefined, textOf(result));
       const commands = sim.commands().slice(before).filter((c) => c.includes("input tap"));
