@@ -418,6 +418,9 @@ function assertScaleMaps(
   assert.ok(Math.abs(a.height * a.scale - a.sourceHeight) <= a.scale / 2 + 1e-9, `${name} height`);
 }
 
+/** One colour, for tests whose claim is a size or a sentence: it encodes at once, as a small PNG. */
+const oneColour = (width: number, height: number) => uniformScreen(width, height, [250, 250, 250]);
+
 pure("prepareForAgent gives a round device-pixel factor for common phone sizes", () => {
   const cases: Array<[number, number, number, number, number]> = [
     // source w, h → image w, h, scale
@@ -435,20 +438,19 @@ pure("prepareForAgent gives a round device-pixel factor for common phone sizes",
     assertScaleMaps(`${w}×${h}`, a);
   }
   // The table is the pipeline's: one screen encoded end to end lands on its row.
-  const encoded = prepareForAgent(syntheticScreen(720, 1600, { photo: false }));
+  const encoded = prepareForAgent(oneColour(720, 1600));
   assert.deepEqual([encoded.width, encoded.height, encoded.scale], [576, 1280, 1.25]);
 });
 
 pure("prepareForVision keeps the exact factor at a 1568 px long edge", () => {
-  // Flat UI (sent as PNG): the size and factor are the claim, whichever encoder writes them.
-  const v = prepareForVision(syntheticScreen(1080, 2400, { photo: false }));
+  const v = prepareForVision(oneColour(1080, 2400));
   assert.deepEqual([v.width, v.height], [706, 1568]);
   assert.ok(Math.abs(v.scale - 2400 / 1568) < 1e-9);
   assertScaleMaps("vision", v);
 });
 
 pure("prepareForAgent never upscales a small image", () => {
-  const small = syntheticScreen(300, 500);
+  const small = oneColour(300, 500);
   for (const a of [prepareForAgent(small), prepareForAgent(small, { maxEdge: 4000 })]) {
     assert.deepEqual([a.width, a.height, a.scale], [300, 500, 1]);
   }
@@ -456,8 +458,7 @@ pure("prepareForAgent never upscales a small image", () => {
 });
 
 pure("prepareForAgent caps the long edge at 2000 whatever maxEdge asks for", () => {
-  // One colour: the size is the claim, and a flat image costs no encoding time to show it.
-  const a = prepareForAgent(uniformScreen(1440, 3200, [250, 250, 250]), { maxEdge: 5000 });
+  const a = prepareForAgent(oneColour(1080, 2400), { maxEdge: 5000 });
   assert.ok(Math.max(a.width, a.height) <= ABSOLUTE_MAX_EDGE);
   assertScaleMaps("capped", a);
 });
@@ -479,9 +480,9 @@ pure("prepareForAgent sends JPEG for a screen with a photo and PNG for flat UI",
 pure(
   "prepareForAgent keeps a noisy screen within the base64 budget, stepping quality then size",
   () => {
-    const noise = noiseScreen(240, 540);
+    const noise = noiseScreen(160, 400);
     const heights: number[] = [];
-    for (const budget of [DEFAULT_MAX_BASE64_BYTES, 200_000, 100_000]) {
+    for (const budget of [DEFAULT_MAX_BASE64_BYTES, 100_000, 70_000]) {
       const a = prepareForAgent(noise, { maxBase64Bytes: budget });
       const b64 = toBase64(a.bytes);
       assert.equal(b64.length, base64Length(a.bytes.length));
@@ -489,11 +490,11 @@ pure(
       assertScaleMaps(`budget ${budget}`, a);
       heights.push(a.height);
     }
-    // 200 000 is under q80's JPEG of the whole screen and over q60's; 100 000 is under both.
-    assert.deepEqual([heights[0], heights[1], heights[2]! < 540], [540, 540, true], `${heights}`);
+    // 100 000 is under q80's JPEG of the whole screen and over q60's; 70 000 is under both.
+    assert.deepEqual([heights[0], heights[1], heights[2]! < 400], [400, 400, true], `${heights}`);
     // The vision sizing steps down the same way from its own quality (85).
-    const v = prepareForVision(noise, { maxBase64Bytes: 200_000 });
-    assert.ok(base64Length(v.bytes.length) <= 200_000);
+    const v = prepareForVision(noise, { maxBase64Bytes: 100_000 });
+    assert.ok(base64Length(v.bytes.length) <= 100_000);
   },
 );
 
@@ -506,14 +507,14 @@ pure("prepareForAgent refuses a zero or NaN edge or budget instead of sending a 
 
 pure("prepareForAgent throws TOO_LARGE instead of breaking an impossible budget", () => {
   throwsCode(
-    () => prepareForAgent(noiseScreen(240, 540), { maxBase64Bytes: 2_000 }),
+    () => prepareForAgent(noiseScreen(160, 400), { maxBase64Bytes: 2_000 }),
     "TOO_LARGE",
     /raise the byte budget/,
   );
 });
 
 pure("scaleNote tells the agent which factor turns image pixels into device pixels", () => {
-  const a = prepareForAgent(syntheticScreen(1440, 3200, { photo: false }));
+  const a = prepareForAgent(oneColour(1440, 3200));
   assert.equal(
     scaleNote(a),
     "Screenshot 576×1280 of a 1440×3200 screen: multiply image x,y by 2.5 to get device pixels for taps and swipes.",
@@ -919,9 +920,9 @@ pure(
 pure(
   "jpegMinBytes is a floor under every JPEG encodeJpeg writes, so a smaller PNG needs no JPEG",
   () => {
-    // 270 px: the last column of 8×8 blocks is partly outside the image.
+    // 135 px: the last column of 8×8 blocks is partly outside the image.
     for (
-      const img of [uniformScreen(270, 600, [255, 255, 255]), uniformScreen(64, 64, [0, 0, 0])]
+      const img of [uniformScreen(135, 300, [255, 255, 255]), uniformScreen(64, 64, [0, 0, 0])]
     ) {
       for (const q of [50, 80, 95]) {
         const jpeg = encodeJpeg(img, q);
