@@ -460,6 +460,11 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
     }),
   ]);
 
+  for (const run of [audited, otherPort, example]) {
+    assert.doesNotMatch(run.stderr, /requests? \w+ access|Allow\?/, "no permission prompt");
+    assert.match(run.stdout, new RegExp(`^phone-eye ${VERSION} --doctor\n`));
+  }
+
   await t.step("built for the vision host: exit 0, every check green", () => {
     assert.equal(audited.code, 0, audited.stdout + audited.stderr);
     assert.deepEqual(titles(audited.stdout), [
