@@ -418,6 +418,9 @@ function assertScaleMaps(
   assert.ok(Math.abs(a.height * a.scale - a.sourceHeight) <= a.scale / 2 + 1e-9, `${name} height`);
 }
 
+/** One colour, for tests whose claim is a size or a sentence: it encodes at once, as a small PNG. */
+const oneColour = (width: number, height: number) => uniformScreen(width, height, [250, 250, 250]);
+
 pure("prepareForAgent gives a round device-pixel factor for common phone sizes", () => {
   const cases: Array<[number, number, number, number, number]> = [
     // source w, h → image w, h, scale
@@ -435,19 +438,19 @@ pure("prepareForAgent gives a round device-pixel factor for common phone sizes",
     assertScaleMaps(`${w}×${h}`, a);
   }
   // The table is the pipeline's: one screen encoded end to end lands on its row.
-  const encoded = prepareForAgent(syntheticScreen(720, 1600, { photo: false }));
+  const encoded = prepareForAgent(oneColour(720, 1600));
   assert.deepEqual([encoded.width, encoded.height, encoded.scale], [576, 1280, 1.25]);
 });
 
 pure("prepareForVision keeps the exact factor at a 1568 px long edge", () => {
-  const v = prepareForVision(syntheticScreen(1080, 2400));
+  const v = prepareForVision(oneColour(1080, 2400));
   assert.deepEqual([v.width, v.height], [706, 1568]);
   assert.ok(Math.abs(v.scale - 2400 / 1568) < 1e-9);
   assertScaleMaps("vision", v);
 });
 
 pure("prepareForAgent never upscales a small image", () => {
-  const small = syntheticScreen(300, 500);
+  const small = oneColour(300, 500);
   for (const a of [prepareForAgent(small), prepareForAgent(small, { maxEdge: 4000 })]) {
     assert.deepEqual([a.width, a.height, a.scale], [300, 500, 1]);
   }
@@ -455,36 +458,45 @@ pure("prepareForAgent never upscales a small image", () => {
 });
 
 pure("prepareForAgent caps the long edge at 2000 whatever maxEdge asks for", () => {
-  const a = prepareForAgent(syntheticScreen(1440, 3200, { photo: false }), { maxEdge: 5000 });
+  const a = prepareForAgent(oneColour(1080, 2400), { maxEdge: 5000 });
   assert.ok(Math.max(a.width, a.height) <= ABSOLUTE_MAX_EDGE);
   assertScaleMaps("capped", a);
 });
 
+// At a quarter of a phone's pixels; tests/long/image_corpus_test.ts runs each at 1080×2400.
 pure("prepareForAgent sends JPEG for a screen with a photo and PNG for flat UI", async () => {
-  const photo = prepareForAgent(syntheticScreen(1080, 2400));
+  const photo = prepareForAgent(syntheticScreen(540, 1200), { maxEdge: 600 });
   assert.equal(photo.mimeType, "image/jpeg");
   const decoded = jpegDecode(photo.bytes, { useTArray: true });
   assert.deepEqual([decoded.width, decoded.height], [photo.width, photo.height]);
-  const flat = prepareForAgent(syntheticScreen(1080, 2400, { photo: false }));
+  const flat = prepareForAgent(syntheticScreen(540, 1200, { photo: false }), { maxEdge: 600 });
   assert.equal(flat.mimeType, "image/png");
-  assert.deepEqual([(await decodePng(flat.bytes)).width, (await decodePng(flat.bytes)).height], [
-    540,
-    1200,
-  ]);
+  const back = await decodePng(flat.bytes);
+  assert.deepEqual([back.width, back.height], [270, 600]);
 });
 
-pure("prepareForAgent keeps a noisy 1440×3200 worst case within the base64 budget", () => {
-  const noise = noiseScreen(1440, 3200);
-  for (const budget of [DEFAULT_MAX_BASE64_BYTES, 300_000, 60_000]) {
-    const a = prepareForAgent(noise, { maxBase64Bytes: budget });
-    const b64 = toBase64(a.bytes);
-    assert.equal(b64.length, base64Length(a.bytes.length));
-    assert.ok(b64.length <= budget, `${b64.length} > ${budget}`);
-    assertScaleMaps(`budget ${budget}`, a);
-  }
-  const v = prepareForVision(noise);
-  assert.ok(base64Length(v.bytes.length) <= DEFAULT_MAX_BASE64_BYTES);
-});
+// Each way of fitting: at once, a lower quality, a smaller size. The 1440×3200 worst case at the
+// production budgets runs in tests/long/image_corpus_test.ts.
+pure(
+  "prepareForAgent keeps a noisy screen within the base64 budget, stepping quality then size",
+  () => {
+    const noise = noiseScreen(160, 400);
+    const heights: number[] = [];
+    for (const budget of [DEFAULT_MAX_BASE64_BYTES, 100_000, 70_000]) {
+      const a = prepareForAgent(noise, { maxBase64Bytes: budget });
+      const b64 = toBase64(a.bytes);
+      assert.equal(b64.length, base64Length(a.bytes.length));
+      assert.ok(b64.length <= budget, `${b64.length} > ${budget}`);
+      assertScaleMaps(`budget ${budget}`, a);
+      heights.push(a.height);
+    }
+    // 100 000 is under q80's JPEG of the whole screen and over q60's; 70 000 is under both.
+    assert.deepEqual([heights[0], heights[1], heights[2]! < 400], [400, 400, true], `${heights}`);
+    // The vision sizing steps down the same way from its own quality (85).
+    const v = prepareForVision(noise, { maxBase64Bytes: 100_000 });
+    assert.ok(base64Length(v.bytes.length) <= 100_000);
+  },
+);
 
 pure("prepareForAgent refuses a zero or NaN edge or budget instead of sending a 1-px image", () => {
   const img = gradient(20, 20);
@@ -495,14 +507,14 @@ pure("prepareForAgent refuses a zero or NaN edge or budget instead of sending a 
 
 pure("prepareForAgent throws TOO_LARGE instead of breaking an impossible budget", () => {
   throwsCode(
-    () => prepareForAgent(noiseScreen(1080, 2400), { maxBase64Bytes: 2_000 }),
+    () => prepareForAgent(noiseScreen(160, 400), { maxBase64Bytes: 2_000 }),
     "TOO_LARGE",
     /raise the byte budget/,
   );
 });
 
 pure("scaleNote tells the agent which factor turns image pixels into device pixels", () => {
-  const a = prepareForAgent(syntheticScreen(1440, 3200));
+  const a = prepareForAgent(oneColour(1440, 3200));
   assert.equal(
     scaleNote(a),
     "Screenshot 576×1280 of a 1440×3200 screen: multiply image x,y by 2.5 to get device pixels for taps and swipes.",
@@ -520,8 +532,9 @@ function btoaReference(bytes: Uint8Array): string {
 }
 
 pure("toBase64 matches btoa on a 3 MB screenshot and on short tails", () => {
-  const big = writeFilteredPng(syntheticScreen(1080, 2400)).subarray(0, 3_000_001);
-  assert.ok(big.length > 1_000_000);
+  // A raw screencap's bytes: noise holds every byte value, and 3 MB + 1 ends on a partial group.
+  const big = noiseScreen(1080, 700).data.subarray(0, 3_000_001);
+  assert.equal(big.length, 3_000_001);
   assert.equal(toBase64(big), btoaReference(big));
   for (let n = 0; n < 5; n++) {
     const tail = Uint8Array.from({ length: n }, (_, i) => 250 + i);
@@ -873,14 +886,17 @@ pure(
   },
 );
 
+// A whole and a fractional factor, as JPEG and as PNG, on half a phone's edge; the production
+// sizings on a 1080×2400 screen run in tests/long/image_corpus_test.ts.
 pure(
   "encodeFrame gives the same image from a frame reduced while decoding as from the full one",
   async () => {
+    const seen = new Set<string>();
     for (
-      const screen of [syntheticScreen(1080, 2400), syntheticScreen(1080, 2400, { photo: false })]
+      const screen of [syntheticScreen(540, 1200), syntheticScreen(540, 1200, { photo: false })]
     ) {
       const png = encodePng(screen);
-      for (const sizing of [agentSizing(), visionSizing()]) {
+      for (const sizing of [agentSizing({ maxEdge: 600 }), visionSizing({ maxEdge: 784 })]) {
         const direct = encodeFrame(await readPngStream(png, fitFor(sizing)), sizing);
         const viaFull = encodeFrame(frameOf(screen), sizing);
         assert.deepEqual(
@@ -888,16 +904,25 @@ pure(
           [viaFull.mimeType, viaFull.width, viaFull.height, viaFull.scale, viaFull.sourceWidth],
         );
         assert.deepEqual(direct.bytes, viaFull.bytes);
+        seen.add(`${direct.mimeType} ×${direct.scale}`);
       }
     }
+    // Each encoder at a whole (2) and at a fractional factor.
+    assert.deepEqual([...seen].sort(), [
+      "image/jpeg ×1.530612244897959",
+      "image/jpeg ×2",
+      "image/png ×1.530612244897959",
+      "image/png ×2",
+    ]);
   },
 );
 
 pure(
   "jpegMinBytes is a floor under every JPEG encodeJpeg writes, so a smaller PNG needs no JPEG",
   () => {
+    // 135 px: the last column of 8×8 blocks is partly outside the image.
     for (
-      const img of [uniformScreen(540, 1200, [255, 255, 255]), uniformScreen(64, 64, [0, 0, 0])]
+      const img of [uniformScreen(135, 300, [255, 255, 255]), uniformScreen(64, 64, [0, 0, 0])]
     ) {
       for (const q of [50, 80, 95]) {
         const jpeg = encodeJpeg(img, q);

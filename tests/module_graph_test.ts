@@ -107,8 +107,11 @@ async function deno(args: string[]): Promise<string> {
   return new TextDecoder().decode(stdout);
 }
 
-async function denoInfo(): Promise<DenoInfo> {
-  return JSON.parse(await deno(["info", "--json", "main.ts"]));
+let info: Promise<DenoInfo> | undefined;
+
+/** `deno info main.ts`, asked once for this file's tests: the graph is the same for each. */
+function denoInfo(): Promise<DenoInfo> {
+  return info ??= deno(["info", "--json", "main.ts"]).then((out) => JSON.parse(out));
 }
 
 /** lib/'s part of main.ts's module graph, keyed by path from the repository root. */

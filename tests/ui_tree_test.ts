@@ -353,12 +353,13 @@ test("parseUiTree handles very deep nesting without recursion", () => {
   assert.equal(elements.at(-1)?.depth, levels - 1);
 });
 
-test("parseUiTree reads a 5 MB dump completely", () => {
-  const xml = makeDump(5 * 1024 * 1024);
-  assert.ok(xml.length >= 5 * 1024 * 1024);
+// Ten times a typical screen's dump; tests/long/ui_tree_corpus_test.ts reads the 5 MB one.
+test("parseUiTree reads a 1 MB dump completely", () => {
+  const xml = makeDump(1024 * 1024);
+  assert.ok(xml.length >= 1024 * 1024);
   const elements = parseUiTree(xmlOf(xml));
   const items = (elements.length - 1) / 6;
-  assert.ok(Number.isInteger(items) && items > 2000, `${elements.length} elements`);
+  assert.ok(Number.isInteger(items) && items > 400, `${elements.length} elements`);
   assert.equal(elements.at(-1)?.label, "Like");
   assert.equal(elements.at(-2)?.text, `Body of post ${items - 1}: <b>bold</b> 😀`);
   assert.equal(summarizeUiTree(elements).lines.length, 40);

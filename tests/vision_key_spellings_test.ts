@@ -3,8 +3,12 @@
 // http://<key>.evil.example/): no spelling reaches an answer, an error or a doctor line.
 
 import { deepEqual, ok } from "node:assert/strict";
+import { createDevice } from "../lib/adb/device.ts";
+import { createAdbRunner } from "../lib/adb/runner.ts";
 import { realClock } from "../lib/clock.ts";
-import type { VisionConfig } from "../lib/config.ts";
+import { loadConfig, type VisionConfig } from "../lib/config.ts";
+import { formatChecks, runDoctor } from "../lib/doctor.ts";
+import { createPhones } from "../lib/phones.ts";
 import { keySecrets, redact, scrubSecrets } from "../lib/vision/errors.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
@@ -213,60 +217,106 @@ Deno.test("a vision host echoing the key in any spelling, in bodies and headers,
   }
 });
 
-Deno.test("--doctor against a host that redirects to http://<key>.evil.example/ and echoes the key prints none of it", async () => {
-  const home = await Deno.makeTempDir({ prefix: "phone-eye-doctor-" });
-  // One main.ts per case (each costs a process start): the issue's redirect with the hex key it
-  // leaked exactly, and echoes of the other shapes in a body and a header.
-  const cases = [
-    ["sk-or-v1-", {
-      status: 302,
-      headers: { location: `http://${KEYS["sk-or-v1-"]}.evil.example/` },
-    }],
-    ["sk-proj-", { status: 500, body: Object.values(spellings(KEYS["sk-proj-"]!)).join(" | ") }],
-    ["AIza", {
-      status: 429,
-      headers: { "retry-after": KEYS["AIza"]!.toUpperCase() },
-      body: b64(`Bearer ${KEYS["AIza"]}`),
-    }],
-    ["sk-", { status: 503, body: JSON.stringify({ error: { message: b64(`x:${KEYS["sk-"]}`) } }) }],
-  ] as const;
+/**
+ * `phone-eye --doctor`'s report in this process, wired as main.ts wires it, with no adb on PATH:
+ * the vision line is the point. What main.ts adds is the header and the exit status.
+ */
+async function doctorReport(key: string, baseUrl: string): Promise<string> {
+  const env: Record<string, string> = {
+    PATH: "/nonexistent",
+    PHONE_EYE_VISION_API_KEY: key,
+    PHONE_EYE_VISION_BASE_URL: baseUrl,
+  };
+  const config = loadConfig((name) => env[name], undefined, { keyInClear: "report" });
+  const run = createAdbRunner("adb", { PATH: "/nonexistent" });
+  const vision = createVision(config.vision, { fetch, clock: realClock });
   try {
-    for (const [shape, trouble] of cases) {
-      const key = KEYS[shape]!;
-      const server = startOpenAiServer(trouble);
-      try {
-        const out = await new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            "--no-prompt",
-            ...await testPermissionFlags(),
-            new URL("../main.ts", import.meta.url).pathname,
-            "--doctor",
-          ],
-          clearEnv: true,
-          env: {
-            // No adb: its lines fail at once and no adb server starts; the vision line is the point.
-            PATH: "/nonexistent",
-            HOME: home,
-            DENO_DIR: await denoDir(),
-            NO_COLOR: "1",
-            PHONE_EYE_VISION_API_KEY: key,
-            PHONE_EYE_VISION_BASE_URL: server.url,
-          },
-          stdin: "null",
-        }).output();
-        const printed = new TextDecoder().decode(out.stdout) +
-          new TextDecoder().decode(out.stderr);
-        ok(printed.includes(`[FAIL] vision does not answer`), printed);
-        ok(printed.includes(`HTTP ${trouble.status}`), printed);
-        assertNoKey(printed, key, `${shape}, doctor, HTTP ${trouble.status}`);
-        ok(!printed.includes("evil.example"), printed);
-        deepEqual(server.requests.length, 1, "the redirect was not followed");
-      } finally {
-        await server.close();
-      }
-    }
+    return formatChecks(
+      await runDoctor({
+        config,
+        phones: createPhones({
+          set: config.phones,
+          run,
+          timeoutMs: 1000,
+          makeDevice: (serial) => createDevice({ run, serial, timeoutMs: 1000 }),
+        }),
+        vision,
+        query: async (descriptor) => (await Deno.permissions.query(descriptor)).state === "granted",
+        build: { kind: "source", net: [] },
+      }),
+    );
   } finally {
+    await vision.close();
+  }
+}
+
+/** The issue's redirect with the hex key it leaked exactly, and echoes of the other shapes. */
+const DOCTOR_CASES = [
+  ["sk-or-v1-", {
+    status: 302,
+    headers: { location: `http://${KEYS["sk-or-v1-"]}.evil.example/` },
+  }],
+  ["sk-proj-", { status: 500, body: Object.values(spellings(KEYS["sk-proj-"]!)).join(" | ") }],
+  ["AIza", {
+    status: 429,
+    headers: { "retry-after": KEYS["AIza"]!.toUpperCase() },
+    body: b64(`Bearer ${KEYS["AIza"]}`),
+  }],
+  ["sk-", { status: 503, body: JSON.stringify({ error: { message: b64(`x:${KEYS["sk-"]}`) } }) }],
+] as const;
+
+function assertDoctorSaysNoKey(printed: string, shape: string, status: number): void {
+  const key = KEYS[shape]!;
+  ok(printed.includes(`[FAIL] vision does not answer`), printed);
+  ok(printed.includes(`HTTP ${status}`), printed);
+  assertNoKey(printed, key, `${shape}, doctor, HTTP ${status}`);
+  ok(!printed.includes("evil.example"), printed);
+}
+
+Deno.test("the doctor's report on a host that echoes the key in any shape, or redirects to it, holds none of it", async () => {
+  for (const [shape, trouble] of DOCTOR_CASES) {
+    const server = startOpenAiServer(trouble);
+    try {
+      assertDoctorSaysNoKey(await doctorReport(KEYS[shape]!, server.url), shape, trouble.status);
+      deepEqual(server.requests.length, 1, "the redirect was not followed");
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+Deno.test("--doctor against a host that redirects to http://<key>.evil.example/ prints none of it", async () => {
+  // The issue's case end to end: main.ts's own stdout and stderr (a process start; the other
+  // shapes go through the same report in process, above).
+  const [shape, trouble] = DOCTOR_CASES[0];
+  const home = await Deno.makeTempDir({ prefix: "phone-eye-doctor-" });
+  const server = startOpenAiServer(trouble);
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        ...await testPermissionFlags(),
+        new URL("../main.ts", import.meta.url).pathname,
+        "--doctor",
+      ],
+      clearEnv: true,
+      env: {
+        // No adb: its lines fail at once and no adb server starts; the vision line is the point.
+        PATH: "/nonexistent",
+        HOME: home,
+        DENO_DIR: await denoDir(),
+        NO_COLOR: "1",
+        PHONE_EYE_VISION_API_KEY: KEYS[shape]!,
+        PHONE_EYE_VISION_BASE_URL: server.url,
+      },
+      stdin: "null",
+    }).output();
+    const printed = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    assertDoctorSaysNoKey(printed, shape, trouble.status);
+    deepEqual(server.requests.length, 1, "the redirect was not followed");
+  } finally {
+    await server.close();
     await Deno.remove(home, { recursive: true });
   }
 });
