@@ -169,11 +169,12 @@ Deno.test("the agent's loop on a simulated phone that moves", async (t) => {
       );
       assert.match(text, /\[ui-tree\][^]*Saved @ /);
 
-      const gone = await rig.call("phone_look", { wait_gone: "Saved", timeout_ms: 500 });
-      assert.match(textOf(gone), /^\[waited\]\n"Saved" did not disappear within 0\.5 s\n/);
-      const never = await rig.call("phone_look", { wait_for: "Unicorn", timeout_ms: 500 });
+      // Shorter than the 250 ms between polls: each wait reads the tree once, then looks.
+      const gone = await rig.call("phone_look", { wait_gone: "Saved", timeout_ms: 200 });
+      assert.match(textOf(gone), /^\[waited\]\n"Saved" did not disappear within 0\.2 s\n/);
+      const never = await rig.call("phone_look", { wait_for: "Unicorn", timeout_ms: 200 });
       assert.equal(never.isError, undefined);
-      assert.match(textOf(never), /^\[waited\]\n"Unicorn" did not appear within 0\.5 s\n/);
+      assert.match(textOf(never), /^\[waited\]\n"Unicorn" did not appear within 0\.2 s\n/);
       assert.match(textOf(never), /\[ui-tree\]\n/);
     },
   );
