@@ -14,6 +14,7 @@ const textOf = (r: { content: Array<{ text?: string }> }) => r.content[0]?.text 
  * one phone and one phone-eye serve every step, as an agent's session would.
  */
 async function fresh(rig: Rig, motion: Partial<MotionSettings>): Promise<void> {
+  rig.sim.faults.clear();
   rig.sim.motion.set({ ...INSTANT_MOTION });
   await rig.sim.motion.release("launch");
   await rig.sim.motion.release("snackbarDelay");
@@ -89,9 +90,17 @@ Deno.test("the agent's loop on a simulated phone that moves", async (t) => {
   await t.step(
     "a tap that opens an app reports the new app and its elements once the switch has drawn",
     async () => {
-      await fresh(rig, { launch: 300 });
+      await fresh(rig, { launch: "held" });
       await rig.call("phone_look", {});
-      const r = await rig.call("phone_tap", { element: "Notes" });
+      const starts = rig.sim.motion.events().filter((e) => e.kind === "launch-start").length;
+      const dumps = () => rig.sim.toolCalls("uiautomator").length;
+      const tapping = rig.call("phone_tap", { element: "Notes" });
+      await rig.sim.motion.until("launch-start", starts + 1);
+      // The switch ends once the settle has read the screen while it was still drawing.
+      const during = dumps();
+      await waitFor(() => dumps() > during, "a read of the screen while the switch draws");
+      await rig.sim.motion.release("launch");
+      const r = await tapping;
       const text = textOf(r);
       assert.equal(r.isError, undefined, text);
       assert.equal(rig.sim.motion.launching(), null);
@@ -110,6 +119,10 @@ Deno.test("the agent's loop on a simulated phone that moves", async (t) => {
     "an action on a screen that never settles says so and shows what is there now",
     async () => {
       await fresh(rig, { launch: "held" });
+      // A phone's dumper waits for a quiet second before it gives the idle-state error
+      // (motion.ts); the sim answers at once unless told to wait as well. Waiting, the 3 s settle
+      // reads the screen two or three times instead of some thirty, and still never settles.
+      rig.sim.faults.latency(1000, "uiautomator");
       const r = await rig.call("phone_intent", { package: "com.android.settings" });
       assert.match(
         textOf(r),
@@ -156,11 +169,12 @@ Deno.test("the agent's loop on a simulated phone that moves", async (t) => {
       );
       assert.match(text, /\[ui-tree\][^]*Saved @ /);
 
-      const gone = await rig.call("phone_look", { wait_gone: "Saved", timeout_ms: 500 });
-      assert.match(textOf(gone), /^\[waited\]\n"Saved" did not disappear within 0\.5 s\n/);
-      const never = await rig.call("phone_look", { wait_for: "Unicorn", timeout_ms: 500 });
+      // Shorter than the 250 ms between polls: each wait reads the tree once, then looks.
+      const gone = await rig.call("phone_look", { wait_gone: "Saved", timeout_ms: 200 });
+      assert.match(textOf(gone), /^\[waited\]\n"Saved" did not disappear within 0\.2 s\n/);
+      const never = await rig.call("phone_look", { wait_for: "Unicorn", timeout_ms: 200 });
       assert.equal(never.isError, undefined);
-      assert.match(textOf(never), /^\[waited\]\n"Unicorn" did not appear within 0\.5 s\n/);
+      assert.match(textOf(never), /^\[waited\]\n"Unicorn" did not appear within 0\.2 s\n/);
       assert.match(textOf(never), /\[ui-tree\]\n/);
     },
   );

@@ -11,8 +11,12 @@ import { seededRandom } from "./helpers/prng.ts";
 import { closing, startRig } from "./helpers/rig.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import type { SimPhoneOptions } from "./sim/sim_phone.ts";
+import { waitFor } from "./helpers/wait_for.ts";
 
 const LONG = Deno.env.get("PHONE_EYE_LONG") === "1";
+
+/** A phone a sixth of the usual size each way, where the number of pixels proves nothing. */
+const SMALL_SCREEN: SimPhoneOptions = { width: 180, height: 400 };
 
 /** The adb processes phone-eye has running: its direct children (it spawns adb and nothing else). */
 async function adbChildren(pid: number): Promise<number> {
@@ -94,8 +98,9 @@ async function shotBurst(calls: number, phone: SimPhoneOptions = {}): Promise<vo
 
 Deno.test("100 phone_shot requests in one write: each answered, at most PHONE_SLOTS adb processes, the server still serving", async () => {
   // A small screen keeps the fast suite fast: the 32 screenshots served are each decoded and
-  // encoded. The long run below uses the full 1080×2400 screen.
-  await shotBurst(100, { width: 360, height: 800 });
+  // encoded (180×400 costs half the CPU of 360×800). The long run below uses the full 1080×2400
+  // screen.
+  await shotBurst(100, SMALL_SCREEN);
 });
 
 Deno.test({
@@ -125,7 +130,7 @@ async function childrenUntil(
 Deno.test("20 looks cancelled on a hung phone leave no adb process a second later, and the server serves on", async () => {
   const KEY = "burst-test-key-5d1e0b7a";
   await using vision = closing(startOpenAiServer({ apiKey: KEY }));
-  await using rig = await startRig({ phoneEye: false });
+  await using rig = await startRig({ phoneEye: false, phones: [SMALL_SCREEN] });
   rig.sim.faults.hang(/screencap|uiautomator/);
   await using eye = await startRawPhoneEye({
     env: { ...rig.env, PHONE_EYE_VISION_BASE_URL: vision.url, PHONE_EYE_VISION_API_KEY: KEY },
@@ -133,7 +138,17 @@ Deno.test("20 looks cancelled on a hung phone leave no adb process a second late
   await eye.initialize();
   const ids = Array.from({ length: 20 }, (_, i) => `look-${i}`);
   await eye.write(ids.map((id) => call(id, "phone_look")).join("\n") + "\n");
-  // Both channels have started: the screenshot and the UI dump, each shared by the 20 looks.
+  // Both channels have started: the screenshot and the UI dump, each shared by the 20 looks. Once
+  // the phone has both commands (and holds them), their adb processes are running: the sim's log
+  // is watched, not pgrep, which would spawn again and again while phone-eye starts the looks.
+  await waitFor(
+    () =>
+      ["screencap", "uiautomator"].every((tool) =>
+        rig.sim.commands().some((c) => c.includes(tool))
+      ),
+    "the looks to reach the phone",
+    60_000,
+  );
   await childrenUntil(eye.pid, (n) => n >= 2, 60_000, "the looks never reached the phone");
   await eye.write(
     ids.map((requestId) =>

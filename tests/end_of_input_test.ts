@@ -3,7 +3,10 @@
 
 import assert from "node:assert/strict";
 import { type Reply, startRawPhoneEye } from "./helpers/raw_stdio.ts";
-import { startRig } from "./helpers/rig.ts";
+import { adbServerPerClient, startRig } from "./helpers/rig.ts";
+
+/** One adb server for the file: each test connects its own phone, and phone-eye of its own. */
+const adbServer = adbServerPerClient(["adb"]);
 
 const call = (id: string, name: string, args: Record<string, unknown>) =>
   `${
@@ -21,7 +24,7 @@ function textOf(reply: Reply | undefined): string {
 }
 
 Deno.test("an action whose request is the client's last line still runs and gets its answer", async () => {
-  await using rig = await startRig({ phoneEye: false });
+  await using rig = await startRig({ phoneEye: false, adbServer: adbServer("adb") });
   const eye = await startRawPhoneEye({ env: rig.env });
   await eye.initialize();
   // Each command waits on the phone a moment, so both are surely in flight when stdin ends.
@@ -41,7 +44,7 @@ Deno.test("an action whose request is the client's last line still runs and gets
 });
 
 Deno.test("with 15 adb calls in flight at the end of input, all 15 are answered, then it exits", async () => {
-  await using rig = await startRig({ phoneEye: false });
+  await using rig = await startRig({ phoneEye: false, adbServer: adbServer("adb") });
   const eye = await startRawPhoneEye({ env: rig.env });
   await eye.initialize();
   rig.sim.faults.latency(100, "input");
@@ -61,7 +64,7 @@ Deno.test("with 15 adb calls in flight at the end of input, all 15 are answered,
 });
 
 Deno.test("a tap line with invalid UTF-8 or a reused id is refused and never reaches the phone", async () => {
-  await using rig = await startRig({ phoneEye: false });
+  await using rig = await startRig({ phoneEye: false, adbServer: adbServer("adb") });
   const eye = await startRawPhoneEye({ env: rig.env });
   await eye.initialize();
   rig.sim.faults.latency(200, "input");

@@ -12,13 +12,28 @@ import { lookProgress, PROGRESS_EVERY_MS } from "../lib/look.ts";
 import type { ProgressUpdate } from "../lib/tools/tool.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
-import { exited, fakeAdb } from "./helpers/fake_adb.ts";
+import { exited, fakeAdb, type FakeRule } from "./helpers/fake_adb.ts";
 import { FakeClock } from "./helpers/fake_clock.ts";
-import { screenRules, SEND_LINE } from "./helpers/fake_screen.ts";
+import { screenRules as encodeScreenRules, SEND_LINE } from "./helpers/fake_screen.ts";
 import { connectInProcess, textOf } from "./helpers/in_process.ts";
 import { waitFor } from "./helpers/wait_for.ts";
 
 const MODEL = "vision-test-1";
+
+/**
+ * The fake screen's rules, its PNG encoded once for the file (some 30 ms each time): each call
+ * gets its own copy of the bytes, since phone-eye hands a screenshot's buffer back once decoded.
+ */
+const SCREEN_RULES = encodeScreenRules();
+function screenRules(): Array<[RegExp, FakeRule]> {
+  return SCREEN_RULES.map(([pattern, answer]): [RegExp, FakeRule] => [
+    pattern,
+    () =>
+      Promise.resolve(
+        answer.kind === "exited" ? { ...answer, stdout: answer.stdout.slice() } : answer,
+      ),
+  ]);
+}
 
 function phone(run: RunAdb = fakeAdb(screenRules()).run) {
   return createDevice({ run, serial: "127.0.0.1:5555", timeoutMs: 5_000 });
@@ -262,10 +277,11 @@ Deno.test("a client that stopped listening does not fail the look's progress", a
 
 Deno.test("an animated screen's dump is retried 400 ms later on the look's clock, and then read", async () => {
   const clock = new FakeClock();
-  const [screenshot, dump] = screenRules();
+  const [screenshot] = screenRules();
+  const dump = SCREEN_RULES[1]![1]; // text: copied with its exit marker on every answer
   const idle = exited(0, "ERROR: could not get idle state.\n");
   // Plain, then compressed at once, then compressed again after a pause: the third one answers.
-  const adb = fakeAdb([screenshot!, [/uiautomator dump/, [idle, idle, dump![1]]]]);
+  const adb = fakeAdb([screenshot!, [/uiautomator dump/, [idle, idle, dump]]]);
   const mcp = await connectInProcess({ device: phone(adb.run), clock });
   try {
     const heard: (string | undefined)[] = [];

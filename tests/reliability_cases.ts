@@ -9,21 +9,22 @@ import type { SimPhone } from "./sim/sim_phone.ts";
 import type { OpenAiServer } from "./fixtures/openai_server.ts";
 
 /**
- * The phone-eye a case runs against (reliability_test.ts starts each once, on first use):
+ * The phone-eye a case runs against (reliability_test.ts starts each once, on first use). Profiles
+ * that differ only in what no row of the other needs share one process, since each main.ts costs a
+ * start-up:
  * - wifi: main.ts on the simulated phone at a Wi-Fi serial, vision at a local OpenAI-compatible
  *   server.
- * - short-timeouts: like wifi, with an adb timeout of 1500 ms and a vision timeout of 1000 ms.
- * - tree-only: like wifi, without vision (phone_look reads the UI tree alone).
- * - hostile-adb: like short-timeouts, but the adb on PATH is a wrapper script: it passes every
- *   command to the real adb, except `exec-out` while World.adbMisbehaves has armed it.
- * - flooding-adb: that wrapper under the default adb timeout, for the flood, whose 64 MiB a busy
- *   machine may not read within hostile-adb's 1500 ms (the answer must name the cap, not a
- *   timeout).
- * - no-serial: main.ts with ANDROID_SERIAL unset while two simulated phones are attached.
+ * - short-timeouts: like wifi, with an adb timeout of 1000 ms and a vision timeout of 500 ms; the
+ *   adb on PATH is a wrapper script that passes every command to the real adb, except `exec-out`
+ *   while World.adbMisbehaves has armed it (a hang, a fork holding the pipes, a hostile PNG).
+ * - tree-only: like wifi, without vision (phone_look reads the UI tree alone), under the default
+ *   adb timeout, with that wrapper on PATH: its flood's 64 MiB a busy machine may not read within
+ *   1000 ms (the answer must name the cap, not a timeout).
+ * - no-serial: main.ts with ANDROID_SERIAL unset while two simulated phones are attached, vision at
+ *   a port where nothing listens; a row that needs a phone names it with `device`.
  * - no-phone: main.ts with ANDROID_SERIAL at a port where nothing listens.
- * - no-adb: main.ts with a PATH that holds no adb.
- * - vision-down: like wifi, but the vision base URL is a port where nothing listens.
- * - raw: main.ts on the simulated phone, spoken to in raw JSON-RPC lines.
+ * - no-adb: main.ts with a PATH that holds no adb, spoken to in raw JSON-RPC lines.
+ * - raw: lines sent as they are, to the no-adb profile's main.ts (a line never reaches a phone).
  * - fake-adb: the server in process over a fake adb that answers with `adb` (for what the
  *   simulated phone cannot do, such as refusing this computer's key).
  */
@@ -31,18 +32,15 @@ export type Profile =
   | "wifi"
   | "short-timeouts"
   | "tree-only"
-  | "hostile-adb"
-  | "flooding-adb"
   | "no-serial"
   | "no-phone"
   | "no-adb"
-  | "vision-down"
   | "raw"
   | "fake-adb";
 
 /** What a case can reach while it arranges its fault and checks the outcome. */
 export interface World {
-  /** The simulated phone every profile but no-phone and no-adb drives. */
+  /** The simulated phone every profile but no-phone and no-adb drives (no-serial by `device`). */
   sim: SimPhone;
   /** The second phone, attached only for no-serial's sake. */
   sim2: SimPhone;
@@ -51,7 +49,7 @@ export interface World {
   /** The API key phone-eye sends it. */
   key: string;
   /**
-   * Arms the hostile-adb wrapper for the next `exec-out` commands: "flood" writes 64 MiB and one
+   * Arms the adb wrapper (short-timeouts, tree-only) for the next `exec-out` commands: "flood" writes 64 MiB and one
    * byte, then hangs; "fork" forks a sleep that keeps stdout and stderr open, then hangs; "png"
    * sends a PNG whose tEXt chunk comes before an IHDR declaring 10000×10000. null disarms it.
    */
@@ -196,7 +194,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     agent: LOOK_FIRST,
     profile: "wifi",
     arrange: ({ sim }) => sim.faults.dropAfterNext("input"),
-    call: { tool: "phone_tap", args: { x: 300, y: 1500 } },
+    call: { tool: "phone_tap", args: { x: 150, y: 750 } },
     expect: {
       isError: true,
       says:
@@ -212,7 +210,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     agent: LOOK_FIRST,
     profile: "wifi",
     arrange: ({ sim }) => sim.faults.dropNow(),
-    call: { tool: "phone_tap", args: { x: 301, y: 1500 } },
+    call: { tool: "phone_tap", args: { x: 151, y: 750 } },
     expect: {
       isError: true,
       says:
@@ -231,7 +229,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: {
       isError: true,
       says:
-        /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1500 ms and was stopped;.*PHONE_EYE_ADB_TIMEOUT_MS/,
+        /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1000 ms and was stopped;.*PHONE_EYE_ADB_TIMEOUT_MS/,
     },
   },
   {
@@ -241,12 +239,12 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
       "Stops adb at PHONE_EYE_ADB_TIMEOUT_MS and says the tap may still be running on the phone: it may have happened",
     agent: LOOK_FIRST,
     profile: "short-timeouts",
-    arrange: ({ sim }) => sim.faults.hang(/^input tap 302 1500/, { execute: true }),
-    call: { tool: "phone_tap", args: { x: 302, y: 1500 } },
+    arrange: ({ sim }) => sim.faults.hang(/^input tap 152 750/, { execute: true }),
+    call: { tool: "phone_tap", args: { x: 152, y: 750 } },
     expect: {
       isError: true,
       says:
-        /^Cannot tell whether the phone did tap: "adb shell input tap 302 1500" did not finish within 1500 ms; adb was stopped, but the command may still be running on the phone\. It may have happened: look at the screen/,
+        /^Cannot tell whether the phone did tap: "adb shell input tap 152 750" did not finish within 1000 ms; adb was stopped, but the command may still be running on the phone\. It may have happened: look at the screen/,
       ran: { tool: "input", times: 1 },
     },
   },
@@ -269,7 +267,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     fault: "The phone (or a broken adb) sends endless output for a screenshot",
     does: "Reads at most 64 MiB for an image (16 MiB for text), stops adb there and says so",
     agent: "Ask the user to restart the phone or adb; call again",
-    profile: "flooding-adb",
+    profile: "tree-only",
     arrange: (w) => w.adbMisbehaves("flood"),
     call: { tool: "phone_shot" },
     expect: {
@@ -284,12 +282,12 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     does:
       "Still answers at the deadline: it stops adb, gives the pipes a short grace, then stops reading them",
     agent: "Check the phone and the adb install; call again",
-    profile: "hostile-adb",
+    profile: "short-timeouts",
     arrange: (w) => w.adbMisbehaves("fork"),
     call: { tool: "phone_shot" },
     expect: {
       isError: true,
-      says: /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1500 ms/,
+      says: /^Cannot take a screenshot: "adb exec-out screencap -p" did not finish within 1000 ms/,
     },
     verify: async (w) => {
       if (!await w.forkedChildRunning()) {
@@ -303,7 +301,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     does:
       "Checks the chunks before decoding: IHDR must come first, each side and the pixel count are capped; refuses it without decoding",
     agent: "Use phone_look's [ui-tree]; restart the phone if it keeps happening",
-    profile: "hostile-adb",
+    profile: "short-timeouts",
     arrange: (w) => w.adbMisbehaves("png"),
     call: { tool: "phone_shot" },
     expect: { isError: true, says: /starts with a "tEXt" chunk.*IHDR.*first/ },
@@ -356,8 +354,8 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     does:
       "[vision] says it cannot reach the server and which variable points at it; the UI tree still comes back",
     agent: "Work from [ui-tree]; ask the user to start the vision server",
-    profile: "vision-down",
-    call: { tool: "phone_look" },
+    profile: "no-serial",
+    call: { tool: "phone_look", args: ({ sim }) => ({ device: sim.serial }) },
     expect: {
       isError: false,
       section: "vision",
@@ -405,7 +403,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: {
       isError: false,
       section: "vision",
-      says: /within 1000 ms; raise PHONE_EYE_VISION_TIMEOUT_MS/,
+      says: /within 500 ms; raise PHONE_EYE_VISION_TIMEOUT_MS/,
     },
   },
   {

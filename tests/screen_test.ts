@@ -201,6 +201,26 @@ Deno.test({
 
 // ---- through main.ts, real adb and the simulated phone ----
 
+/**
+ * Half a phone's size each way: these tests are about which words a capture's failure gets, and
+ * each frame the sim renders is decoded again by phone-eye (the raw fallback's frame is 4 bytes a
+ * pixel).
+ */
+const HALF_SIZE = { width: 540, height: 1200 };
+
+/**
+ * The rig on a Wi-Fi serial the tests below share (started on first use, closed after the file):
+ * each clears the faults it arms, and a killed adb server is started again by phone-eye's next adb
+ * call, which reconnects the phone. Their sanitizers are off: the rig's sockets and processes
+ * outlive each test.
+ */
+let wifi: Promise<Rig> | undefined;
+const wifiRig = () => wifi ??= startRig({ phones: [HALF_SIZE] });
+Deno.test.afterAll(async () => {
+  const rig = await wifi?.catch(() => undefined);
+  await rig?.[Symbol.asyncDispose]();
+});
+
 /** Calls phone_shot, and once the phone has the capture, kills the adb server under it. */
 async function shotWithServerKilled(r: Rig, clearHang: boolean) {
   r.sim.faults.hang(/screencap/);
@@ -218,7 +238,7 @@ async function shotWithServerKilled(r: Rig, clearHang: boolean) {
 
 Deno.test("end to end: killing the adb server mid-capture is named a connection failure, never MIUI", async () => {
   // adb's default device (no serial): nothing to reconnect, so the answer is the failure itself.
-  await using r = await startRig({ serial: null });
+  await using r = await startRig({ serial: null, phones: [HALF_SIZE] });
   const shot = await shotWithServerKilled(r, true);
   assert.equal(shot.isError, true, textOf(shot));
   assert.match(
@@ -228,18 +248,36 @@ Deno.test("end to end: killing the adb server mid-capture is named a connection 
   assert.doesNotMatch(textOf(shot), /MIUI|reboot|firmware/);
 });
 
-Deno.test("end to end: on a Wi-Fi serial the capture is taken again after the server restarts, with no MIUI note", async () => {
-  await using r = await startRig();
-  const shot = await shotWithServerKilled(r, true);
-  assert.notEqual(shot.isError, true, textOf(shot));
-  assert.equal(shot.content[0]?.type, "image");
-  assert.doesNotMatch(textOf(shot), /MIUI|quirk/);
+Deno.test({
+  name:
+    "end to end: on a Wi-Fi serial the capture is taken again after the server restarts, with no MIUI note",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const r = await wifiRig();
+    const shot = await shotWithServerKilled(r, true);
+    assert.notEqual(shot.isError, true, textOf(shot));
+    assert.equal(shot.content[0]?.type, "image");
+    assert.doesNotMatch(textOf(shot), /MIUI|quirk/);
+  },
 });
 
-Deno.test("end to end: the genuine empty-PNG quirk on a healthy link still gets the firmware note", async () => {
-  await using r = await startRig();
-  r.sim.faults.emptyPng(true);
-  const shot = await r.call("phone_shot");
-  assert.notEqual(shot.isError, true, textOf(shot));
-  assert.match(textOf(shot), /empty PNG \(a known quirk of some MIUI builds\), so the raw frame/);
+Deno.test({
+  name: "end to end: the genuine empty-PNG quirk on a healthy link still gets the firmware note",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const r = await wifiRig();
+    r.sim.faults.emptyPng(true);
+    try {
+      const shot = await r.call("phone_shot");
+      assert.notEqual(shot.isError, true, textOf(shot));
+      assert.match(
+        textOf(shot),
+        /empty PNG \(a known quirk of some MIUI builds\), so the raw frame/,
+      );
+    } finally {
+      r.sim.faults.clear();
+    }
+  },
 });

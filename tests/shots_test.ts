@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { encodePng } from "../lib/image/encode.ts";
+import type { RgbaImage } from "../lib/image/frame.ts";
 import { readPngStream } from "../lib/image/png_decode.ts";
 import {
   createShotSaver,
@@ -48,6 +49,23 @@ const savedPath = (text: string) => {
 const names = async (dir: string) =>
   (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
 
+/**
+ * `img` as a PNG whose image data is stored, not compressed (deflate level 0, filter 0 on every
+ * row): what no phone sends, but large at no cost to make.
+ */
+function storedPng(img: RgbaImage): Uint8Array {
+  const { width, height } = img;
+  const rows = new Uint8Array((width * 4 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    rows.set(img.data.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
+  }
+  return writePngChunks([
+    ["IHDR", ihdrBody(width, height)],
+    ["IDAT", deflateSync(rows, { level: 0 })],
+    ["IEND", new Uint8Array()],
+  ]);
+}
+
 /** A small screen's PNG with text, time and private chunks beside the image, as a phone may add. */
 function screenPng(): Uint8Array {
   const img = uniformScreen(64, 48, [30, 120, 200]);
@@ -60,9 +78,10 @@ Deno.test("a phone PNG carrying a 40 MiB tEXt chunk is saved as its image alone,
   const plain = screenPng();
   const text = new Uint8Array(40 * 1024 * 1024).fill(0x61);
   text.set(new TextEncoder().encode("Comment\0"));
-  let bloated = insertChunkBeforeIdat(plain, "tEXt", text);
-  bloated = insertChunkBeforeIdat(bloated, "tIME", Uint8Array.of(7, 234, 12, 2, 10, 0, 0));
+  // The small chunks first, so the 40 MiB are copied once.
+  let bloated = insertChunkBeforeIdat(plain, "tIME", Uint8Array.of(7, 234, 12, 2, 10, 0, 0));
   bloated = insertChunkBeforeIdat(bloated, "prVt", new Uint8Array(1000));
+  bloated = insertChunkBeforeIdat(bloated, "tEXt", text);
   assert.ok(bloated.length > 40 * 1024 * 1024);
   const save = saverOn(folder.path, 256 * 1024 * 1024);
   for (let i = 0; i < 3; i++) {
@@ -78,15 +97,7 @@ Deno.test("a screenshot over 8 MiB after stripping is re-encoded, with the same 
   const width = 1600, height = 1400;
   const img = uniformScreen(width, height, [200, 40, 90]);
   img.data.fill(0, 0, width * 4 * 10); // ten black rows
-  const rows = new Uint8Array((width * 4 + 1) * height);
-  for (let y = 0; y < height; y++) {
-    rows.set(img.data.subarray(y * width * 4, (y + 1) * width * 4), y * (width * 4 + 1) + 1);
-  }
-  const stored = writePngChunks([
-    ["IHDR", ihdrBody(width, height)],
-    ["IDAT", deflateSync(rows, { level: 0 })],
-    ["IEND", new Uint8Array()],
-  ]);
+  const stored = storedPng(img);
   assert.ok(stored.length > MAX_SAVED_SHOT_BYTES);
   const path = savedPath(await saverOn(folder.path, 256 * 1024 * 1024)(stored));
   const saved = await Deno.readFile(path);
@@ -99,7 +110,8 @@ Deno.test("a screenshot over 8 MiB after stripping is re-encoded, with the same 
 Deno.test("a screenshot over 8 MiB even re-encoded is not saved, and the text says why", async () => {
   await using folder = await tempDir("phone_eye_shots_");
   // Noise does not compress: 2000×1500 opaque pixels are 9 MB as RGB however they are encoded.
-  const noise = encodePng(noiseScreen(2000, 1500));
+  // Stored (12 MB as RGBA) rather than compressed here: the saver's own re-encoding is the test.
+  const noise = storedPng(noiseScreen(2000, 1500));
   assert.ok(noise.length > MAX_SAVED_SHOT_BYTES);
   const text = await saverOn(folder.path, 256 * 1024 * 1024)(noise);
   assert.match(
@@ -176,7 +188,13 @@ Deno.test(`end to end: a phone PNG with a ${TEXT_MIB} MiB tEXt chunk is saved sm
     ownShotName(Date.parse(`2026-01-0${d}T00:00:00Z`), "0000000" + d)
   );
   for (const name of earlier) await Deno.writeFile(join(shots, name), new Uint8Array(3 << 20));
-  await using r = await startRig({ shotsDir: shots, env: { PHONE_EYE_SHOTS_MAX_MB: "8" } });
+  // Half a phone's size each way: the tEXt chunk is the point, and each frame of the sim is
+  // rendered, decoded and encoded for the agent.
+  await using r = await startRig({
+    shotsDir: shots,
+    env: { PHONE_EYE_SHOTS_MAX_MB: "8" },
+    phones: [{ width: 540, height: 1200 }],
+  });
   const plain = await r.adb.adbBytes("-s", r.sim.serial, "exec-out", "screencap -p");
   r.sim.faults.pngTextChunk(TEXT_MIB * 1024 * 1024);
   const bloated = await r.adb.adbBytes("-s", r.sim.serial, "exec-out", "screencap -p");
