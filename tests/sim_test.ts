@@ -7,9 +7,12 @@ import { readPngStream } from "../lib/image/png_decode.ts";
 import { frameNeeds, type SimPhone, type SimPhoneOptions } from "./sim/sim_phone.ts";
 import {
   amMonkeyPm,
+  execOut,
   inputErrors,
+  quote,
   SAMPLE_VERSIONS,
   secureWindow,
+  shell,
   withVersions,
 } from "./sim/version_checks.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
@@ -57,19 +60,6 @@ async function withPhone(
 ): Promise<void> {
   await using rig = await startRig({ phones: [opts], phoneEye: false, adbServer: adbServer! });
   await fn(rig.sim, rig.adb);
-}
-
-function shell(adb: AdbHarness, sim: SimPhone, command: string) {
-  return adb.adb("-s", sim.serial, "shell", command);
-}
-
-function execOut(adb: AdbHarness, sim: SimPhone, command: string) {
-  return adb.adbBytes("-s", sim.serial, "exec-out", command);
-}
-
-/** POSIX single quoting, the way phone-eye quotes for the device shell. */
-function quote(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
 /** What a PNG's IHDR says (the signature's 8 bytes, then the chunk's length and type, then it). */

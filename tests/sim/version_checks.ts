@@ -38,16 +38,16 @@ export async function withVersions(
   for (const [i, v] of versions.entries()) await check(v, rig.sims[i]!, rig.adb);
 }
 
-function shell(adb: AdbHarness, sim: SimPhone, command: string) {
+export function shell(adb: AdbHarness, sim: SimPhone, command: string) {
   return adb.adb("-s", sim.serial, "shell", command);
 }
 
-function execOut(adb: AdbHarness, sim: SimPhone, command: string) {
+export function execOut(adb: AdbHarness, sim: SimPhone, command: string) {
   return adb.adbBytes("-s", sim.serial, "exec-out", command);
 }
 
 /** POSIX single quoting, the way phone-eye quotes for the device shell. */
-function quote(s: string): string {
+export function quote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
