@@ -1,10 +1,11 @@
 // Turns the simulated screen into what the phone's tools print: uiautomator XML (full and
 // --compressed), RGBA pixels, a PNG, and screencap's raw format. Pure.
 
-import { crc32, deflateSync, inflateSync } from "node:zlib";
+import { deflateSync, inflateSync } from "node:zlib";
 import { concatBytes } from "../../lib/bytes.ts";
 import { APPS, chromeOf, type Size, type UiNode } from "./screen.ts";
 import { drawText, textWidth } from "./font.ts";
+import { pngChunk } from "../fixtures/images/png_writer.ts";
 
 // uiautomator writes attributes through Android's XmlSerializer (KXmlSerializer): &, <, > and the
 // quote become entities, tab, newline and carriage return numeric references, so a newline in a
@@ -253,17 +254,6 @@ export function encodePng(c: Canvas): Uint8Array {
 }
 
 const PNG_SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
-
-/** One chunk: length, type, body, and the CRC-32 of type and body (PNG spec 5.3). */
-function pngChunk(type: string, body: Uint8Array): Uint8Array {
-  const out = new Uint8Array(12 + body.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, body.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(body, 8);
-  view.setUint32(8 + body.length, crc32(out.subarray(4, 8 + body.length)) >>> 0);
-  return out;
-}
 
 /**
  * `screencap` without -p: little-endian u32 width, height, format (1 = RGBA_8888), then, on
