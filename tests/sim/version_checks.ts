@@ -38,11 +38,19 @@ export async function withVersions(
   for (const [i, v] of versions.entries()) await check(v, rig.sims[i]!, rig.adb);
 }
 
-export function shell(adb: AdbHarness, sim: SimPhone, command: string) {
+export function shell(
+  adb: AdbHarness,
+  sim: SimPhone,
+  command: string,
+): ReturnType<AdbHarness["adb"]> {
   return adb.adb("-s", sim.serial, "shell", command);
 }
 
-export function execOut(adb: AdbHarness, sim: SimPhone, command: string) {
+export function execOut(
+  adb: AdbHarness,
+  sim: SimPhone,
+  command: string,
+): ReturnType<AdbHarness["adbBytes"]> {
   return adb.adbBytes("-s", sim.serial, "exec-out", command);
 }
 
