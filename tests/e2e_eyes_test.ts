@@ -18,8 +18,17 @@ import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import type { RgbaImage } from "../lib/image/frame.ts";
-import { AGENT_MAX_EDGE, DEFAULT_MAX_BASE64_BYTES, VISION_MAX_EDGE } from "../lib/image/sizing.ts";
-import { decodePng, prepareForAgent, prepareForVision } from "./fixtures/images/pipeline.ts";
+import { readPngStream } from "../lib/image/png_decode.ts";
+import {
+  AGENT_MAX_EDGE,
+  agentSizing,
+  DEFAULT_MAX_BASE64_BYTES,
+  fitFor,
+  type Sizing,
+  VISION_MAX_EDGE,
+  visionSizing,
+} from "../lib/image/sizing.ts";
+import { decodePng } from "./fixtures/images/pipeline.ts";
 
 // Nothing here depends on the adb client (the screen's bytes and the tree are the same through
 // any), so these tests run through the one on PATH only (helpers/adb_clients.ts, systemClient);
@@ -74,10 +83,16 @@ function meanDiff(a: RgbaImage, b: RgbaImage): number {
 }
 
 /** The phone's screen as adb itself delivers it, without phone-eye in between. */
-async function screenNow(r: Rig): Promise<{ png: Uint8Array; image: RgbaImage }> {
+async function screenNow(r: Rig): Promise<Uint8Array> {
   const out = await r.adb.adbBytes("-s", r.sim.serial, "exec-out", "screencap -p");
   assert.equal(out.code, 0, out.stderr);
-  return { png: out.stdout, image: await decodePng(out.stdout) };
+  return out.stdout;
+}
+
+/** The phone's screen reduced for `sizing` by the pipeline's own decoder, before any encoding:
+ * what an image sent for that audience must show, within what its encoding loses. */
+async function screenFor(r: Rig, sizing: Sizing): Promise<RgbaImage> {
+  return (await readPngStream(await screenNow(r), fitFor(sizing))).image;
 }
 
 async function names(dir: string): Promise<string[]> {
@@ -131,8 +146,7 @@ testThroughEach(
       assert.deepEqual([got.width, got.height], [540, 1200]);
       assert.ok(Math.max(got.width, got.height) <= AGENT_MAX_EDGE);
       // The same screen, scaled by the same pipeline from what adb delivers directly.
-      const expected = prepareForAgent((await screenNow(r)).image);
-      assert.ok(meanDiff(got, await imageDecode(expected.bytes, expected.mimeType)) < 2);
+      assert.ok(meanDiff(got, await screenFor(r, agentSizing())) < 2);
 
       assert.equal(note?.type, "text");
       assert.match(note.text ?? "", /540×1200 of a 1080×2400 screen: multiply image x,y by 2\b/);
@@ -204,8 +218,7 @@ testThroughEach(
       const url = body.messages[0]?.content.find((p) => p.image_url)?.image_url?.url ?? "";
       const [, mime, b64] = /^data:(image\/\w+);base64,(.*)$/.exec(url) ?? [];
       const sent = await imageDecode(Uint8Array.fromBase64(b64 ?? ""), mime);
-      const expected = prepareForVision((await screenNow(r)).image);
-      assert.ok(meanDiff(sent, await imageDecode(expected.bytes, expected.mimeType)) < 2);
+      assert.ok(meanDiff(sent, await screenFor(r, visionSizing())) < 2);
 
       // What the agent reads is all there is: no structuredContent to be shown instead of it.
       assert.equal(look.structuredContent, undefined);
@@ -335,7 +348,7 @@ testThroughEach(
       assert.match(files[0] ?? "", /^phone-eye-.*\.png$/);
       assert.match(textOf(shot), new RegExp(`Saved to ${shots}/${files[0]}\\.`));
       const saved = await Deno.readFile(`${shots}/${files[0]}`);
-      assert.deepEqual(saved, (await screenNow(r)).png);
+      assert.deepEqual(saved, await screenNow(r));
     });
 
     await t.step(

@@ -242,7 +242,7 @@ pure("isCompletePng is true for whole PNGs from both writers", () => {
 });
 
 pure("a PNG cut anywhere, from the signature to the IEND CRC, is caught as TRUNCATED", async () => {
-  const png = writeFilteredPng(syntheticScreen(540, 1200));
+  const png = writeFilteredPng(syntheticScreen(270, 600)); // some 86 KB: eleven 8 KiB IDATs
   const idatCount = (() => {
     let n = 0;
     for (let i = 0; i + 4 <= png.length; i++) {
@@ -463,9 +463,10 @@ pure("prepareForAgent caps the long edge at 2000 whatever maxEdge asks for", () 
   assertScaleMaps("capped", a);
 });
 
-// At a quarter of a phone's pixels; tests/long/image_corpus_test.ts runs each at 1080×2400.
+// The photo at a sixteenth of a phone's pixels, the flat UI at a quarter (smaller, its text strokes
+// crowd until JPEG wins); tests/long/image_corpus_test.ts runs each at 1080×2400.
 pure("prepareForAgent sends JPEG for a screen with a photo and PNG for flat UI", async () => {
-  const photo = prepareForAgent(syntheticScreen(540, 1200), { maxEdge: 600 });
+  const photo = prepareForAgent(syntheticScreen(270, 600), { maxEdge: 300 });
   assert.equal(photo.mimeType, "image/jpeg");
   const decoded = jpegDecode(photo.bytes, { useTArray: true });
   assert.deepEqual([decoded.width, decoded.height], [photo.width, photo.height]);
@@ -475,14 +476,15 @@ pure("prepareForAgent sends JPEG for a screen with a photo and PNG for flat UI",
   assert.deepEqual([back.width, back.height], [270, 600]);
 });
 
-// Each way of fitting: at once, a lower quality, a smaller size. The 1440×3200 worst case at the
-// production budgets runs in tests/long/image_corpus_test.ts.
+// Each way of fitting: at once, a lower quality, a smaller size (down to the 320 px floor, which a
+// 400 px edge leaves room for). The 1440×3200 worst case at the production budgets runs in
+// tests/long/image_corpus_test.ts.
 pure(
   "prepareForAgent keeps a noisy screen within the base64 budget, stepping quality then size",
   () => {
-    const noise = noiseScreen(160, 400);
+    const noise = noiseScreen(100, 400);
     const heights: number[] = [];
-    for (const budget of [DEFAULT_MAX_BASE64_BYTES, 100_000, 70_000]) {
+    for (const budget of [DEFAULT_MAX_BASE64_BYTES, 65_000, 45_000]) {
       const a = prepareForAgent(noise, { maxBase64Bytes: budget });
       const b64 = toBase64(a.bytes);
       assert.equal(b64.length, base64Length(a.bytes.length));
@@ -490,11 +492,12 @@ pure(
       assertScaleMaps(`budget ${budget}`, a);
       heights.push(a.height);
     }
-    // 100 000 is under q80's JPEG of the whole screen and over q60's; 70 000 is under both.
+    // 65 000 is under q80's JPEG of the whole screen (77 668) and over q60's (54 836); 45 000 is
+    // under both.
     assert.deepEqual([heights[0], heights[1], heights[2]! < 400], [400, 400, true], `${heights}`);
     // The vision sizing steps down the same way from its own quality (85).
-    const v = prepareForVision(noise, { maxBase64Bytes: 100_000 });
-    assert.ok(base64Length(v.bytes.length) <= 100_000);
+    const v = prepareForVision(noise, { maxBase64Bytes: 65_000 }); // under q85's, over q65's
+    assert.ok(base64Length(v.bytes.length) <= 65_000);
   },
 );
 
@@ -507,7 +510,7 @@ pure("prepareForAgent refuses a zero or NaN edge or budget instead of sending a 
 
 pure("prepareForAgent throws TOO_LARGE instead of breaking an impossible budget", () => {
   throwsCode(
-    () => prepareForAgent(noiseScreen(160, 400), { maxBase64Bytes: 2_000 }),
+    () => prepareForAgent(noiseScreen(100, 400), { maxBase64Bytes: 2_000 }),
     "TOO_LARGE",
     /raise the byte budget/,
   );
@@ -569,6 +572,12 @@ Deno.test("the image pipeline loads and runs under deno run with no permissions 
 // What a compromised or broken phone can send in place of a screenshot. Each case decoded on the
 // code before these checks (fast-png trusts the header it meets last and inflates without limit):
 // bench/image_bench.ts --hostile measures the full-size versions.
+
+/** 16 MiB of zeros deflated: a zlib bomb for a 64×64 header, made once for the tests that use it. */
+let bombStream: Uint8Array | undefined;
+function bomb(): Uint8Array {
+  return bombStream ??= new Uint8Array(deflateSync(new Uint8Array(16 << 20)));
+}
 
 /** Filtered rows of an all-zero image: a filter byte then `bytesPerRow` zero bytes, per row. */
 function zeroRows(height: number, bytesPerRow: number): Uint8Array {
@@ -673,7 +682,7 @@ pure(
       writePngChunks([["IHDR", rgba64], ["IDAT", new Uint8Array(deflateSync(rows))], END]);
     assert.equal((await decodePng(withData(new Uint8Array(16_448)))).width, 64);
     await rejectsCode(
-      () => decodePng(withData(new Uint8Array(16 << 20))),
+      () => decodePng(writePngChunks([["IHDR", rgba64], ["IDAT", bomb()], END])),
       "CORRUPT",
       /inflates to more than the 16448 bytes its 64×64 header declares/,
     );
@@ -886,17 +895,25 @@ pure(
   },
 );
 
-// A whole and a fractional factor, as JPEG and as PNG, on half a phone's edge; the production
-// sizings on a 1080×2400 screen run in tests/long/image_corpus_test.ts.
+// A whole and a fractional factor, as JPEG (the photo, on a quarter of a phone's edge) and as PNG
+// (flat UI, on half of it: smaller, JPEG would win); the production sizings on a 1080×2400 screen
+// run in tests/long/image_corpus_test.ts.
 pure(
   "encodeFrame gives the same image from a frame reduced while decoding as from the full one",
   async () => {
     const seen = new Set<string>();
     for (
-      const screen of [syntheticScreen(540, 1200), syntheticScreen(540, 1200, { photo: false })]
+      const screen of [syntheticScreen(270, 600), syntheticScreen(540, 1200, { photo: false })]
     ) {
       const png = encodePng(screen);
-      for (const sizing of [agentSizing({ maxEdge: 600 }), visionSizing({ maxEdge: 784 })]) {
+      const edge = Math.max(screen.width, screen.height);
+      // Halved, and reduced by 1200/784 as a 1568 px vision edge reduces a 2400 px phone.
+      for (
+        const sizing of [
+          agentSizing({ maxEdge: edge / 2 }),
+          visionSizing({ maxEdge: edge * 784 / 1200 }),
+        ]
+      ) {
         const direct = encodeFrame(await readPngStream(png, fitFor(sizing)), sizing);
         const viaFull = encodeFrame(frameOf(screen), sizing);
         assert.deepEqual(
@@ -957,7 +974,7 @@ Deno.test({
   name: "readPngStream gives the frame of the pixels encoded, from one IDAT or many, at any size",
   permissions: "none",
   async fn() {
-    const screen = syntheticScreen(540, 1200);
+    const screen = syntheticScreen(270, 600);
     const translucent = gradient(33, 21);
     const pngs: Array<[Uint8Array, RgbaImage]> = [
       [writeFilteredPng(screen), screen],
@@ -966,7 +983,7 @@ Deno.test({
     ];
     for (const [png, source] of pngs) {
       for (
-        const fit of [undefined, fitFor(agentSizing({ maxEdge: 300 })), fitFor(visionSizing())]
+        const fit of [undefined, fitFor(agentSizing({ maxEdge: 150 })), fitFor(visionSizing())]
       ) {
         const streamed = await readPngStream(png, fit);
         const whole = frameOf(source, fit);
@@ -1005,7 +1022,11 @@ Deno.test({
     const broken = withData(new Uint8Array(16_448));
     broken.fill(0xa5, 8 + 25 + 8 + 2, 8 + 25 + 8 + 40);
     const cases: Array<[Uint8Array, ImageErrorCode, RegExp]> = [
-      [withData(new Uint8Array(16 << 20)), "CORRUPT", /inflates to more than the 16448 bytes/],
+      [
+        writePngChunks([["IHDR", rgba64], ["IDAT", bomb()], END]),
+        "CORRUPT",
+        /inflates to more than the 16448 bytes/,
+      ],
       [withData(new Uint8Array(16_449)), "CORRUPT", /more than the 16448/],
       [withData(new Uint8Array(16_447)), "CORRUPT", /16447 bytes, short of/],
       [broken, "CORRUPT", /take the screenshot again/],

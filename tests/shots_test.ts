@@ -3,48 +3,15 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { encodePng } from "../lib/image/encode.ts";
 import type { RgbaImage } from "../lib/image/frame.ts";
 import { readPngStream } from "../lib/image/png_decode.ts";
-import {
-  createShotSaver,
-  MAX_SAVED_SHOT_BYTES,
-  ownShotName,
-  type ShotFiles,
-} from "../lib/shots.ts";
-import { ihdrBody, insertChunkBeforeIdat, writePngChunks } from "./fixtures/images/png_writer.ts";
+import { MAX_SAVED_SHOT_BYTES, ownShotName } from "../lib/shots.ts";
+import { ihdrBody, writePngChunks } from "./fixtures/images/png_writer.ts";
 import { noiseScreen, uniformScreen } from "./fixtures/images/synthetic_screen.ts";
 import { textOf } from "./helpers/in_process.ts";
 import { startRig, tempDir } from "./helpers/rig.ts";
 import { deflateSync } from "node:zlib";
-
-/** Deno's file system, as main.ts passes it. */
-const DENO_FILES: ShotFiles = {
-  mkdir: (dir) => Deno.mkdir(dir, { recursive: true }),
-  writeNew: (path, bytes) => Deno.writeFile(path, bytes, { createNew: true, mode: 0o600 }),
-  list: async (dir) => (await Array.fromAsync(Deno.readDir(dir))).map((entry) => entry.name),
-  lstat: (path) => Deno.lstat(path),
-  remove: (path) => Deno.remove(path),
-};
-
-/** A saver on `dir` whose clock moves one second per file, so names sort in the order saved. */
-function saverOn(dir: string, maxBytes: number) {
-  let t = Date.parse("2026-12-02T10:00:00.000Z");
-  let n = 0;
-  return createShotSaver({
-    dir,
-    maxBytes,
-    files: DENO_FILES,
-    now: () => (t += 1000),
-    randomId: () => (n++).toString(16).padStart(8, "0"),
-  });
-}
-
-const savedPath = (text: string) => {
-  const path = /^Saved to (.+\.png)\.$/.exec(text)?.[1];
-  assert.ok(path, text);
-  return path;
-};
+import { savedPath, saverOn, screenPng, textChunkIsStripped } from "./long/shot_saver.ts";
 
 const names = async (dir: string) =>
   (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();
@@ -66,29 +33,10 @@ function storedPng(img: RgbaImage): Uint8Array {
   ]);
 }
 
-/** A small screen's PNG with text, time and private chunks beside the image, as a phone may add. */
-function screenPng(): Uint8Array {
-  const img = uniformScreen(64, 48, [30, 120, 200]);
-  img.data.fill(255, 0, 64 * 4); // one white row, so it is not flat
-  return encodePng(img);
-}
-
-Deno.test("a phone PNG carrying a 40 MiB tEXt chunk is saved as its image alone, byte for byte", async () => {
-  await using folder = await tempDir("phone_eye_shots_");
-  const plain = screenPng();
-  const text = new Uint8Array(40 * 1024 * 1024).fill(0x61);
-  text.set(new TextEncoder().encode("Comment\0"));
-  // The small chunks first, so the 40 MiB are copied once.
-  let bloated = insertChunkBeforeIdat(plain, "tIME", Uint8Array.of(7, 234, 12, 2, 10, 0, 0));
-  bloated = insertChunkBeforeIdat(bloated, "prVt", new Uint8Array(1000));
-  bloated = insertChunkBeforeIdat(bloated, "tEXt", text);
-  assert.ok(bloated.length > 40 * 1024 * 1024);
-  const save = saverOn(folder.path, 256 * 1024 * 1024);
-  for (let i = 0; i < 3; i++) {
-    const path = savedPath(await save(bloated));
-    assert.deepEqual(await Deno.readFile(path), plain);
-  }
-  assert.equal((await names(folder.path)).length, 3);
+// The issue's 40 MiB chunk runs in tests/long/shots_large_test.ts; 9 MiB here is the same case,
+// a chunk bigger than a saved shot may be, at a quarter of the copying and CRC work.
+Deno.test("a phone PNG carrying a 9 MiB tEXt chunk is saved as its image alone, byte for byte", async () => {
+  await textChunkIsStripped(9);
 });
 
 Deno.test("a screenshot over 8 MiB after stripping is re-encoded, with the same pixels", async () => {

@@ -60,13 +60,37 @@ function spellings(key: string): Record<string, string> {
   };
 }
 
+/** Every 10 characters of `key` (lower-cased) and every 9 of its bytes, as sets: findKey runs on
+ * a few hundred texts, and a lookup per position beats a search per window. */
+const windowsOf = new Map<string, { textWindows: Set<string>; byteWindows: Set<string> }>();
+function keyWindows(key: string) {
+  let found = windowsOf.get(key);
+  if (found === undefined) {
+    const windows = (s: string, n: number) =>
+      new Set(Array.from({ length: s.length - n + 1 }, (_, i) => s.slice(i, i + n)));
+    found = {
+      textWindows: windows(key.toLowerCase(), 10),
+      byteWindows: windows(String.fromCharCode(...enc.encode(key)), 9),
+    };
+    windowsOf.set(key, found);
+  }
+  return found;
+}
+
 /**
  * Where `key` can still be read in `text`, or undefined: any 10 characters of it in any case, as
  * text or percent-decoded, or any 9 of its bytes in the base64 runs of the text, however aligned.
  */
 function findKey(text: string, key: string): string | undefined {
-  const windows = (s: string, n: number) =>
-    Array.from({ length: s.length - n + 1 }, (_, i) => s.slice(i, i + n));
+  const { textWindows, byteWindows } = keyWindows(key);
+  /** The first `n`-character slice of `s` that is one of `wanted`. */
+  const firstIn = (s: string, n: number, wanted: Set<string>) => {
+    for (let i = 0; i + n <= s.length; i++) {
+      const w = s.slice(i, i + n);
+      if (wanted.has(w)) return w;
+    }
+    return undefined;
+  };
   const lower = text.toLowerCase();
   let decoded = lower;
   try {
@@ -76,10 +100,10 @@ function findKey(text: string, key: string): string | undefined {
     /\\u([0-9a-f]{4})/g,
     (_, code: string) => String.fromCharCode(parseInt(code, 16)),
   ).toLowerCase();
-  for (const w of windows(key.toLowerCase(), 10)) {
-    if ([lower, decoded, unescaped].some((t) => t.includes(w))) return `"${w}" as text`;
+  for (const t of [lower, decoded, unescaped]) {
+    const w = firstIn(t, 10, textWindows);
+    if (w !== undefined) return `"${w}" as text`;
   }
-  const keyBytes = String.fromCharCode(...enc.encode(key));
   for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
     const std = run.replaceAll("-", "+").replaceAll("_", "/");
     for (let at = 0; at < 4; at++) {
@@ -90,7 +114,7 @@ function findKey(text: string, key: string): string | undefined {
       } catch {
         continue;
       }
-      for (const w of windows(keyBytes, 9)) if (bytes.includes(w)) return `base64 run ${run}`;
+      if (firstIn(bytes, 9, byteWindows) !== undefined) return `base64 run ${run}`;
     }
   }
   return undefined;
@@ -141,9 +165,10 @@ Deno.test({
       const secrets = keySecrets(key);
       for (const [how, text] of Object.entries(spellings(key))) {
         const said = `the server said ${text}, then OK at (5, 9).`;
-        assertNoKey(redact(said, secrets), key, `${shape} ${how}, redact`);
+        const redacted = redact(said, secrets);
+        assertNoKey(redacted, key, `${shape} ${how}, redact`);
         assertNoKey(scrubSecrets(said, secrets), key, `${shape} ${how}, scrubSecrets`);
-        ok(redact(said, secrets).endsWith(", then OK at (5, 9)."), "the rest stays as written");
+        ok(redacted.endsWith(", then OK at (5, 9)."), "the rest stays as written");
       }
     }
     // An answer without the key is left exactly as the model wrote it.
