@@ -71,8 +71,10 @@ Deno.test({
 });
 
 Deno.test("an MCP client's pipe on stdin gets no terminal hint", async () => {
+  // The start task's command line, as the client configs give it (deno task itself wants a tty
+  // for nothing here, and would be one more process start).
   const { code, stderr, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", "-P", "--no-prompt", "main.ts"],
+    args: denoJson.tasks.start.split(" ").slice(1),
     cwd: ROOT,
     clearEnv: true,
     env: {
