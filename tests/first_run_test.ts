@@ -71,8 +71,7 @@ Deno.test({
 });
 
 Deno.test("an MCP client's pipe on stdin gets no terminal hint", async () => {
-  // The start task's command line, as the client configs give it (deno task itself wants a tty
-  // for nothing here, and would be one more process start).
+  // The start task's own command line, runtime flags included, as the client configs run it.
   const { code, stderr, stdout } = await new Deno.Command(Deno.execPath(), {
     args: denoJson.tasks.start.split(" ").slice(1),
     cwd: ROOT,
