@@ -71,8 +71,9 @@ Deno.test({
 });
 
 Deno.test("an MCP client's pipe on stdin gets no terminal hint", async () => {
+  // The start task's own command line, runtime flags included, as the client configs run it.
   const { code, stderr, stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-q", "-P", "--no-prompt", "main.ts"],
+    args: denoJson.tasks.start.split(" ").slice(1),
     cwd: ROOT,
     clearEnv: true,
     env: {
