@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { adbServerPerClient, type Rig, startRig } from "./helpers/rig.ts";
 import { ADB_KEYBOARD_IME, SIM_DEFAULT_IME, type SimPhoneOptions } from "./sim/sim_phone.ts";
 import { MATRIX, typeRowWithKeyboard, typeText } from "./long/typing_rows.ts";
+import { startPhoneEye } from "./helpers/phone_eye.ts";
+import { textOf } from "./helpers/in_process.ts";
 
 /** One adb server (the adb on PATH) for the file: each rig connects its phone and disconnects it. */
 const adbServer = adbServerPerClient(["adb"]);
@@ -124,19 +126,31 @@ Deno.test("typing matrix without ADB Keyboard: ASCII types, everything else is r
 });
 
 Deno.test("ADB Keyboard on Android 10 and on a legacy-shell phone: typed, and the keyboard restored", async (t) => {
-  for (
-    const [label, phone] of [
-      ["Android 10", { androidVersion: 10 }],
-      ["legacy shell (no exit status, one output stream)", { shellV2: false }],
-    ] as const
-  ) {
+  // Both phones behind one phone-eye (PHONE_EYE_DEVICES), each step naming its phone.
+  const phones = [
+    ["Android 10", { androidVersion: 10, adbKeyboard: true }],
+    ["legacy shell (no exit status, one output stream)", { shellV2: false, adbKeyboard: true }],
+  ] as const;
+  await using r = await startRig({
+    phones: phones.map(([, phone]) => phone),
+    adbServer: adbServer("adb"),
+    serial: null,
+    phoneEye: false,
+  });
+  await using eye = await startPhoneEye({
+    env: { ...r.env, PHONE_EYE_DEVICES: r.sims.map((sim) => sim.serial).join(",") },
+  });
+  for (const [i, [label]] of phones.entries()) {
     await t.step(label, async () => {
-      await using r = await rig(true, phone);
-      await r.sim.setScreen({ app: "notes", notesText: "" });
-      const typed = await typeText(r, "héllo 你好 👋");
-      assert.equal(typed.isError, false, typed.text);
-      assert.equal(r.sim.screen().text, "héllo 你好 👋");
-      assert.equal((await r.sim.ime()).selected, SIM_DEFAULT_IME);
+      const sim = r.sims[i]!;
+      await sim.setScreen({ app: "notes", notesText: "" });
+      const result = await eye.client.callTool({
+        name: "phone_type",
+        arguments: { text: "héllo 你好 👋", settle: false, device: sim.serial },
+      });
+      assert.notEqual(result.isError, true, textOf(result));
+      assert.equal(sim.screen().text, "héllo 你好 👋");
+      assert.equal((await sim.ime()).selected, SIM_DEFAULT_IME);
     });
   }
 });
