@@ -189,9 +189,7 @@ testThroughEach(
     await using r = await startRig({
       adbBinary: adb,
       adbServer: adbServer(adb),
-      // Half a phone's usual size each way: these steps are about adb's words, not pixels, and a
-      // quarter of the pixels makes the replayed screenshot cheap.
-      phones: [{ width: 540, height: 1200 }, { shellV2: false }],
+      phones: [{}, { shellV2: false }],
       serial: null,
       phoneEye: false,
     });
@@ -209,12 +207,12 @@ testThroughEach(
         wifi.faults.dropAfterNext("input");
         const taps = () => wifi.toolCalls("input").filter((c) => c[0] === "tap").length;
         const before = taps();
-        const tap = await on(wifi.serial, "phone_tap", { x: 270, y: 600, settle: false });
+        const tap = await on(wifi.serial, "phone_tap", { x: 540, y: 1200, settle: false });
         assert.equal(tap.isError, true);
         assert.match(tap.text, /reconnected but did not repeat the command/);
         assert.equal(taps() - before, 1, "the phone must see the tap at most once");
         // The link is back: the agent's repeat goes through.
-        const again = await on(wifi.serial, "phone_tap", { x: 270, y: 600, settle: false });
+        const again = await on(wifi.serial, "phone_tap", { x: 540, y: 1200, settle: false });
         assert.equal(again.isError, false, again.text);
 
         wifi.faults.dropAfterNext("screencap");
