@@ -19,7 +19,7 @@ import { adbClients, systemClient } from "./helpers/adb_clients.ts";
 import { textOf } from "./helpers/in_process.ts";
 import { denoDir, startPhoneEye, testPermissionFlags } from "./helpers/phone_eye.ts";
 import { adbServerPerClient, startRig } from "./helpers/rig.ts";
-import { said, testAndroidVersion } from "./long/android_version_rows.ts";
+import { testAndroidVersion } from "./long/android_version_rows.ts";
 
 const { clients, missing } = await adbClients();
 /** One adb server per client for the whole file; each test connects its phones and disconnects them. */
@@ -35,7 +35,21 @@ for (const client of clients) {
       phones: [{}, {}],
       adbBinary: client.binary,
       adbServer: adbServer(client.binary),
+      phoneEye: false,
     });
+    // One phone-eye for every step: the first phone by its serial, and "model:SimPhone", which
+    // adb matches against both phones' model, as a second listed serial (ANDROID_SERIAL takes the
+    // same listed path).
+    const ambiguous = "model:SimPhone";
+    await using eye = await startPhoneEye({
+      env: { ...r.env, PHONE_EYE_DEVICES: `${r.sim.serial},${ambiguous}` },
+    });
+    const on = async (device: string, name: string, args: Record<string, unknown>) => {
+      const result = await eye.client.callTool({ name, arguments: { ...args, device } });
+      return { isError: result.isError === true, text: textOf(result) };
+    };
+    /** A call to the first phone. */
+    const said = (name: string, args: Record<string, unknown>) => on(r.sim.serial, name, args);
 
     await t.step(`phone-eye itself runs ${client.name} (--doctor says which)`, async () => {
       const { stdout } = await new Deno.Command(Deno.execPath(), {
@@ -52,7 +66,7 @@ for (const client of clients) {
     });
 
     await t.step("an unknown package: not installed, and the closest installed ones", async () => {
-      const failed = await said(r, "phone_intent", {
+      const failed = await said("phone_intent", {
         package: "com.android.setings",
         settle: false,
       });
@@ -65,7 +79,7 @@ for (const client of clients) {
     });
 
     await t.step("an installed package with no launcher activity says so", async () => {
-      const failed = await said(r, "phone_intent", {
+      const failed = await said("phone_intent", {
         package: "com.android.systemui",
         settle: false,
       });
@@ -74,22 +88,15 @@ for (const client of clients) {
 
     await t.step("data without an action opens the link (VIEW)", async () => {
       const url = "https://example.com/a?b=1";
-      const opened = await said(r, "phone_intent", { data: url, settle: false });
+      const opened = await said("phone_intent", { data: url, settle: false });
       assert.equal(opened.isError, false, opened.text);
       assert.deepEqual([r.sim.screen().name, r.sim.screen().url], ["browser", url]);
     });
 
     await t.step("a serial two phones answer to names them and asks for an exact one", async () => {
       // adb matches -s against model: names too; both phones are model SimPhone.
-      await using eye = await startPhoneEye({
-        env: { ...r.env, ANDROID_SERIAL: "model:SimPhone" },
-      });
-      const result = await eye.client.callTool({
-        name: "phone_key",
-        arguments: { key: "home", settle: false },
-      });
-      assert.equal(result.isError, true);
-      const text = textOf(result);
+      const { isError, text } = await on(ambiguous, "phone_key", { key: "home", settle: false });
+      assert.equal(isError, true);
       assert.match(text, /more than one Android device answers to "model:SimPhone"/);
       assert.ok(text.includes(r.sims[0]!.serial) && text.includes(r.sims[1]!.serial), text);
     });

@@ -5,22 +5,45 @@
 // text with every UTF-8 length; tests/long/typing_matrix_test.ts types them all.
 
 import assert from "node:assert/strict";
-import { adbServerPerClient, type Rig, startRig } from "./helpers/rig.ts";
-import { ADB_KEYBOARD_IME, SIM_DEFAULT_IME, type SimPhoneOptions } from "./sim/sim_phone.ts";
+import { type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
+import { ADB_KEYBOARD_IME, SIM_DEFAULT_IME, type SimPhone } from "./sim/sim_phone.ts";
 import { MATRIX, typeRowWithKeyboard, typeText } from "./long/typing_rows.ts";
+import { type PhoneEyeProcess, startPhoneEye } from "./helpers/phone_eye.ts";
 
-/** One adb server (the adb on PATH) for the file: each rig connects its phone and disconnects it. */
-const adbServer = adbServerPerClient(["adb"]);
-
-function rig(adbKeyboard: boolean, phone: Omit<SimPhoneOptions, "adbKeyboard"> = {}): Promise<Rig> {
-  return startRig({ phones: [{ ...phone, adbKeyboard }], adbServer: adbServer("adb") });
+/**
+ * The rig as one of its phones sees it: `sim` is that phone, and every call names it as `device`
+ * to the phone-eye that drives all four (PHONE_EYE_DEVICES), so the rows in tests/long read it as
+ * a rig of their own.
+ */
+function phoneOf(r: Rig, eye: PhoneEyeProcess, sim: SimPhone): Rig {
+  const outputs: string[] = [];
+  return {
+    sim,
+    sims: [sim],
+    adb: r.adb,
+    eye,
+    client: eye.client,
+    serial: sim.serial,
+    env: r.env,
+    outputs,
+    stderr: () => eye.stderr(),
+    async call(name, args = {}) {
+      const result = await eye.client.callTool({
+        name,
+        arguments: { ...args, device: sim.serial },
+      });
+      outputs.push(JSON.stringify(result));
+      return result as ToolResult;
+    },
+    [Symbol.asyncDispose]: () => Promise.resolve(),
+  };
 }
 
 /** The rows typed here: ASCII (`input text`), and 2-, 3- and 4-byte UTF-8 in one text. */
 const SAMPLE = MATRIX.filter(([label]) => ["ASCII", "all at once"].includes(label));
 
-Deno.test("typing with ADB Keyboard: ASCII and mixed scripts arrive exactly, and the user's keyboard comes back", async (t) => {
-  await using r = await rig(true);
+/** On a phone with ADB Keyboard. */
+async function withKeyboard(t: Deno.TestContext, r: Rig): Promise<void> {
   await r.sim.setScreen({ app: "notes", notesText: "" });
   for (const [label, text] of SAMPLE) {
     await t.step(label, () => typeRowWithKeyboard(r, label, text));
@@ -89,10 +112,10 @@ Deno.test("typing with ADB Keyboard: ASCII and mixed scripts arrive exactly, and
     assert.match(typed.text, /control character \(newline, U\+000A\).*phone_key "enter"/);
     assert.equal(r.sim.commands().length, sent);
   });
-});
+}
 
-Deno.test("typing matrix without ADB Keyboard: ASCII types, everything else is refused with the install steps", async (t) => {
-  await using r = await rig(false);
+/** On a phone without ADB Keyboard: every row of the matrix. */
+async function withoutKeyboard(t: Deno.TestContext, r: Rig): Promise<void> {
   await r.sim.setScreen({ app: "notes", notesText: "" });
   for (const [label, text] of MATRIX) {
     await t.step(label, async () => {
@@ -121,22 +144,50 @@ Deno.test("typing matrix without ADB Keyboard: ASCII types, everything else is r
       [],
     );
   });
-});
+}
 
-Deno.test("ADB Keyboard on Android 10 and on a legacy-shell phone: typed, and the keyboard restored", async (t) => {
+Deno.test("typing any language: exact through ADB Keyboard, refused with the install steps without it, and the user's keyboard always comes back", async (t) => {
+  // Four phones behind one phone-eye (PHONE_EYE_DEVICES); each step drives its own by `device`.
+  await using r = await startRig({
+    phones: [
+      { adbKeyboard: true },
+      { adbKeyboard: false },
+      { androidVersion: 10, adbKeyboard: true },
+      { shellV2: false, adbKeyboard: true },
+    ],
+    serial: null,
+    phoneEye: false,
+  });
+  await using eye = await startPhoneEye({
+    env: { ...r.env, PHONE_EYE_DEVICES: r.sims.map((sim) => sim.serial).join(",") },
+  });
+  const [keyboard, none, android10, legacy] = r.sims.map((sim) => phoneOf(r, eye, sim)) as [
+    Rig,
+    Rig,
+    Rig,
+    Rig,
+  ];
+
+  await t.step(
+    "with ADB Keyboard: ASCII and mixed scripts arrive exactly, and the user's keyboard comes back",
+    (t) => withKeyboard(t, keyboard),
+  );
+  await t.step(
+    "the matrix without ADB Keyboard: ASCII types, everything else is refused with the install steps",
+    (t) => withoutKeyboard(t, none),
+  );
   for (
     const [label, phone] of [
-      ["Android 10", { androidVersion: 10 }],
-      ["legacy shell (no exit status, one output stream)", { shellV2: false }],
+      ["ADB Keyboard on Android 10", android10],
+      ["ADB Keyboard on a legacy-shell phone (no exit status, one output stream)", legacy],
     ] as const
   ) {
-    await t.step(label, async () => {
-      await using r = await rig(true, phone);
-      await r.sim.setScreen({ app: "notes", notesText: "" });
-      const typed = await typeText(r, "héllo 你好 👋");
+    await t.step(`${label}: typed, and the keyboard restored`, async () => {
+      await phone.sim.setScreen({ app: "notes", notesText: "" });
+      const typed = await typeText(phone, "héllo 你好 👋");
       assert.equal(typed.isError, false, typed.text);
-      assert.equal(r.sim.screen().text, "héllo 你好 👋");
-      assert.equal((await r.sim.ime()).selected, SIM_DEFAULT_IME);
+      assert.equal(phone.sim.screen().text, "héllo 你好 👋");
+      assert.equal((await phone.sim.ime()).selected, SIM_DEFAULT_IME);
     });
   }
 });
