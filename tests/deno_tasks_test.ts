@@ -5,20 +5,28 @@ import assert from "node:assert/strict";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
-/** A task's command as words, `deno` replaced by this Deno, so the test runs exactly its flags. */
-async function taskWords(name: string): Promise<string[]> {
+/**
+ * A task's command as words after `deno` (which the test replaces by this Deno, so it runs
+ * exactly the task's flags), and the variables the task sets before it.
+ */
+async function taskWords(name: string): Promise<{ env: Record<string, string>; args: string[] }> {
   const tasks = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)).tasks;
   const words = String(tasks[name]).split(" ");
+  const env: Record<string, string> = {};
+  while (/^[A-Z_]+=/.test(words[0] ?? "")) {
+    const [key = "", value = ""] = words.shift()!.split("=");
+    env[key] = value;
+  }
   assert.equal(words[0], "deno", `${name} runs deno`);
-  return words.slice(1);
+  return { env, args: words.slice(1) };
 }
 
 Deno.test("deno task test's flags keep a failure's words and the summary CI reads, and drop Deno's notices", async () => {
-  const args = await taskWords("test");
+  const { env, args } = await taskWords("test");
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [...args, "tests/fixtures/quiet_task_probe.ts"],
     cwd: ROOT,
-    env: { NO_COLOR: "1" },
+    env: { ...env, NO_COLOR: "1" },
     stdin: "null",
   }).output();
   const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
@@ -33,11 +41,11 @@ Deno.test("deno task test's flags keep a failure's words and the summary CI read
 });
 
 Deno.test("deno task sim's flags print the phone's banner and usage, and no Deno notice", async () => {
-  const args = await taskWords("sim");
+  const { env, args } = await taskWords("sim");
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [...args, "--help"],
     cwd: ROOT,
-    env: { NO_COLOR: "1" },
+    env: { ...env, NO_COLOR: "1" },
     stdin: "null",
   }).output();
   assert.equal(code, 0);
