@@ -3,10 +3,10 @@
 // errors through each adb client available (tests/helpers/adb_clients.ts: the adb on PATH, and
 // adb 34).
 //
-// Only what differs between versions runs per version (ANDROID.md, "Android shell tools"; the rows
-// are in tests/long/android_version_rows.ts): secure screens and am's exit status. Android 10 to 14
-// answer those rows alike, so this file runs one version per behaviour: 10 (the oldest, refusing a
-// secure capture, am exiting 0) and 15 (a black frame, am exiting 1);
+// Only what differs between versions runs per version (ANDROID.md, "Android shell tools"; the
+// rows are in tests/helpers/android_version_rows.ts): secure screens and am's exit status. Android
+// 10 to 14 answer those rows alike, so this file runs one version per behaviour: 10 (the oldest,
+// refusing a secure capture, am exiting 0) and 15 (a black frame, am exiting 1);
 // tests/long/android_versions_test.ts runs 10, 12, 14 and 15.
 //
 // Once per adb client, on the default Android 14: which adb phone-eye runs, an unknown package
@@ -19,7 +19,7 @@ import { adbClients, systemClient } from "./helpers/adb_clients.ts";
 import { textOf } from "./helpers/in_process.ts";
 import { denoDir, startPhoneEye, testPermissionFlags } from "./helpers/phone_eye.ts";
 import { adbServerPerClient, startRig } from "./helpers/rig.ts";
-import { testAndroidVersion } from "./long/android_version_rows.ts";
+import { testAndroidVersion } from "./helpers/android_version_rows.ts";
 
 const { clients, missing } = await adbClients();
 /** One adb server per client for the whole file; each test connects its phones and disconnects them. */

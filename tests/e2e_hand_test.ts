@@ -7,7 +7,7 @@ import { adbServerPerClient, type Rig, startRig } from "./helpers/rig.ts";
 import { startPhoneEye } from "./helpers/phone_eye.ts";
 import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
-import { hostileSample, sendHostile } from "./long/hostile_through_adb.ts";
+import { hostileSample, sendHostile } from "./helpers/hostile_through_adb.ts";
 import { inputTextProblem } from "../lib/adb/commands.ts";
 
 // The tests where the adb client matters (its error strings, its reconnects, how it stops) run

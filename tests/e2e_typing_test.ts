@@ -1,13 +1,13 @@
 // Typing any language, end to end: main.ts under the production permission set, the real adb and
 // the simulated phone with and without ADB Keyboard. The matrix: ASCII, Latin accents, CJK and
 // emoji, each checked in the sim's text field, and the previous input method always restored.
-// With ADB Keyboard this file types a sample of the rows (tests/long/typing_rows.ts): ASCII, and one
-// text with every UTF-8 length; tests/long/typing_matrix_test.ts types them all.
+// With ADB Keyboard this file types a sample of the rows (tests/helpers/typing_rows.ts): ASCII,
+// and one text with every UTF-8 length; tests/long/typing_matrix_test.ts types them all.
 
 import assert from "node:assert/strict";
 import { type Rig, startRig, type ToolResult } from "./helpers/rig.ts";
 import { ADB_KEYBOARD_IME, SIM_DEFAULT_IME, type SimPhone } from "./sim/sim_phone.ts";
-import { MATRIX, typeRowWithKeyboard, typeText } from "./long/typing_rows.ts";
+import { MATRIX, typeRowWithKeyboard, typeText } from "./helpers/typing_rows.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "./helpers/phone_eye.ts";
 
 /**

@@ -11,7 +11,7 @@ import { noiseScreen, uniformScreen } from "./fixtures/images/synthetic_screen.t
 import { textOf } from "./helpers/in_process.ts";
 import { startRig, tempDir } from "./helpers/rig.ts";
 import { deflateSync } from "node:zlib";
-import { savedPath, saverOn, screenPng, textChunkIsStripped } from "./long/shot_saver.ts";
+import { savedPath, saverOn, screenPng, textChunkIsStripped } from "./helpers/shot_saver.ts";
 
 const names = async (dir: string) =>
   (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).sort();

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { adbClients, testThroughEach } from "../helpers/adb_clients.ts";
 import { startRig } from "../helpers/rig.ts";
 import { hostileStrings } from "../fixtures/hostile_strings.ts";
-import { sendHostile } from "./hostile_through_adb.ts";
+import { sendHostile } from "../helpers/hostile_through_adb.ts";
 
 const { clients } = await adbClients();
 

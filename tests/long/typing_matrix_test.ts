@@ -1,8 +1,8 @@
-// Every row of the typing matrix through ADB Keyboard (tests/long/typing_rows.ts), and the wait
+// Every row of the typing matrix through ADB Keyboard (tests/helpers/typing_rows.ts), and the wait
 // for a keyboard that never starts listening; e2e_typing_test.ts types a sample of the rows.
 
 import { startRig } from "../helpers/rig.ts";
-import { MATRIX, typeRowWithKeyboard, typeWithNoFieldFocused } from "./typing_rows.ts";
+import { MATRIX, typeRowWithKeyboard, typeWithNoFieldFocused } from "../helpers/typing_rows.ts";
 
 Deno.test("typing matrix with ADB Keyboard: every script arrives exactly, and the user's keyboard comes back", async (t) => {
   await using r = await startRig({ phones: [{ adbKeyboard: true }] });

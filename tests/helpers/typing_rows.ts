@@ -4,8 +4,8 @@
 // tests/long/typing_matrix_test.ts runs them all, and the wait for a keyboard that never starts.
 
 import assert from "node:assert/strict";
-import { textOf } from "../helpers/in_process.ts";
-import type { Rig } from "../helpers/rig.ts";
+import { textOf } from "./in_process.ts";
+import type { Rig } from "./rig.ts";
 import { SIM_DEFAULT_IME } from "../sim/sim_phone.ts";
 
 /** Label and text of each row. */

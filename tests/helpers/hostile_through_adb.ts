@@ -5,8 +5,8 @@
 // against a local sh by tests/adb_commands_test.ts; this is the same promise kept end to end.
 
 import assert from "node:assert/strict";
-import { textOf } from "../helpers/in_process.ts";
-import type { Rig } from "../helpers/rig.ts";
+import { textOf } from "./in_process.ts";
+import type { Rig } from "./rig.ts";
 import { hostileStrings, MARKER } from "../fixtures/hostile_strings.ts";
 import { inputTextProblem, intentArgsProblem } from "../../lib/adb/commands.ts";
 

@@ -6,7 +6,7 @@ import { encodePng } from "../../lib/image/encode.ts";
 import { createShotSaver, type ShotFiles } from "../../lib/shots.ts";
 import { insertChunkBeforeIdat } from "../fixtures/images/png_writer.ts";
 import { uniformScreen } from "../fixtures/images/synthetic_screen.ts";
-import { tempDir } from "../helpers/rig.ts";
+import { tempDir } from "./rig.ts";
 
 /** Deno's file system, as main.ts passes it. */
 const DENO_FILES: ShotFiles = {

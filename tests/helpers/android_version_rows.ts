@@ -11,10 +11,10 @@
 
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
-import type { AdbClient } from "../helpers/adb_clients.ts";
-import type { AdbHarness } from "../helpers/adb_harness.ts";
-import { textOf } from "../helpers/in_process.ts";
-import { closing, type Rig, startRig, type ToolResult } from "../helpers/rig.ts";
+import type { AdbClient } from "./adb_clients.ts";
+import type { AdbHarness } from "./adb_harness.ts";
+import { textOf } from "./in_process.ts";
+import { closing, type Rig, startRig, type ToolResult } from "./rig.ts";
 import { startOpenAiServer } from "../fixtures/openai_server.ts";
 import { decodePng } from "../fixtures/images/pipeline.ts";
 import { androidTraits, type AndroidVersion } from "../sim/android.ts";
