@@ -46,12 +46,13 @@ const WARM_UP = Math.min(600, Math.floor(CALLS * 0.3));
 const SHOT_EVERY_WARMING = 60;
 const SHOT_EVERY = 400;
 /**
- * RSS is sampled every 20 calls. "After warm-up" is the median over the fifth of the calls that
+ * RSS is sampled every 20 calls (more often in a short soak). "After warm-up" is the median over the fifth of the calls that
  * follows the warm-up, "at the end" the median over the last fifth: a median, because whether a
  * major GC has just run moves a single sample by tens of MiB.
  */
-const SAMPLE_EVERY = 20;
 const WINDOW = Math.floor(CALLS / 5);
+/** Every 20 calls, or more often in a soak so short that a window would hold no sample. */
+const SAMPLE_EVERY = Math.max(1, Math.min(20, WINDOW));
 /**
  * phone-eye runs under the production permission set with V8's old space capped at 96 MiB. With
  * V8's default, RSS swings between about 250 and 380 MiB as the heap grows between major GCs (6000
