@@ -46,9 +46,9 @@ const WARM_UP = Math.min(600, Math.floor(CALLS * 0.3));
 const SHOT_EVERY_WARMING = 60;
 const SHOT_EVERY = 400;
 /**
- * RSS is sampled every 20 calls (more often in a short soak). "After warm-up" is the median over the fifth of the calls that
- * follows the warm-up, "at the end" the median over the last fifth: a median, because whether a
- * major GC has just run moves a single sample by tens of MiB.
+ * RSS is sampled every 20 calls (more often in a short soak). "After warm-up" is the median over
+ * the fifth of the calls that follows the warm-up, "at the end" the median over the last fifth: a
+ * median, because whether a major GC has just run moves a single sample by tens of MiB.
  */
 const WINDOW = Math.floor(CALLS / 5);
 /** Every 20 calls, or more often in a soak so short that a window would hold no sample. */
