@@ -14,6 +14,7 @@ import {
 } from "./helpers/rig.ts";
 import { adbClients, systemClient, testThroughEach } from "./helpers/adb_clients.ts";
 import { waitFor } from "./helpers/wait_for.ts";
+import { stablePort } from "./helpers/ports.ts";
 import { startMcpVisionServer } from "./fixtures/mcp_vision_server.ts";
 import { startOpenAiServer } from "./fixtures/openai_server.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
@@ -128,16 +129,32 @@ testThroughEach(
     const model = "vision-test-1";
     await using server = closing(startOpenAiServer({ apiKey: key, model }));
     await using tmp = await watchedTmp();
+    // Two phones: the full-size one for what this test says about sizes (1080×2400 at scale 2, the
+    // 1568 px vision edge, points in device pixels), and one a quarter of its pixels for the quirks,
+    // which are about words, not pixels (each would otherwise decode a 1080×2400 frame). Both are
+    // configured (PHONE_EYE_DEVICES, so phone-eye reconnects them as it does ANDROID_SERIAL's), and
+    // each call names its phone.
+    const ports = [stablePort(), stablePort()];
     await using r = await rig(tmp, {
       adbBinary: adb,
+      phones: [{ port: ports[0]! }, { port: ports[1]!, width: 540, height: 1200 }],
+      serial: null,
       env: {
+        PHONE_EYE_DEVICES: ports.map((port) => `127.0.0.1:${port}`).join(","),
         PHONE_EYE_VISION_API_KEY: key,
         PHONE_EYE_VISION_BASE_URL: server.url,
         PHONE_EYE_VISION_MODEL: model,
       },
     });
+    const small = r.sims[1]!;
+    /** A call on the full-size phone (r.sim). */
+    const full = (name: string, args: Record<string, unknown> = {}) =>
+      r.call(name, { device: r.sim.serial, ...args });
+    /** A call on the small phone. */
+    const quirk = (name: string, args: Record<string, unknown> = {}) =>
+      r.call(name, { device: small.serial, ...args });
     await t.step("phone_shot returns an image within budget plus its scale", async () => {
-      const shot = await r.call("phone_shot");
+      const shot = await full("phone_shot");
       assert.equal(shot.isError, undefined, textOf(shot));
       const [image, note] = shot.content;
       assert.equal(image?.type, "image");
@@ -160,9 +177,9 @@ testThroughEach(
     // channels) can make it misread, and truncatePng depends on that match.
     // The empty PNG (no bytes at all) takes the same way, end to end in screen_test.ts.
     await t.step("an unreadable PNG is recovered through raw screencap, and says so", async () => {
-      r.sim.faults.emptyPng(true, { headerOnly: true });
-      const shot = await r.call("phone_shot");
-      r.sim.faults.clear();
+      small.faults.emptyPng(true, { headerOnly: true });
+      const shot = await quirk("phone_shot");
+      small.faults.clear();
       assert.equal(shot.isError, undefined, textOf(shot));
       assert.equal(shot.content[0]?.type, "image");
       assert.match(
@@ -170,41 +187,41 @@ testThroughEach(
         /"screencap -p" returned an unreadable PNG .*raw frame was captured/,
       );
       assert.deepEqual(
-        r.sim.commands().slice(-2),
+        small.commands().slice(-2),
         ["screencap -p", "screencap"],
         "the raw fallback is one more round trip",
       );
     });
 
     await t.step("a PNG cut short by a dropped link is replayed after one reconnect", async () => {
-      const before = r.sim.commands().filter((c) => c === "screencap -p").length;
+      const before = small.commands().filter((c) => c === "screencap -p").length;
       // The replay waits 300 ms on the phone, so the fault is off long before it is answered.
-      r.sim.faults.latency(300, "screencap");
-      r.sim.faults.truncatePng(true);
-      const pending = r.call("phone_shot");
-      await waitFor(() => r.sim.transports() === 0, "the cut PNG to drop the link");
-      r.sim.faults.truncatePng(false);
+      small.faults.latency(300, "screencap");
+      small.faults.truncatePng(true);
+      const pending = quirk("phone_shot");
+      await waitFor(() => small.transports() === 0, "the cut PNG to drop the link");
+      small.faults.truncatePng(false);
       const shot = await pending;
-      r.sim.faults.clear();
+      small.faults.clear();
       assert.equal(shot.isError, undefined, textOf(shot));
       assert.equal(shot.content[0]?.type, "image");
-      assert.equal(r.sim.commands().filter((c) => c === "screencap -p").length, before + 2);
-      assert.equal(r.sim.transports(), 1);
+      assert.equal(small.commands().filter((c) => c === "screencap -p").length, before + 2);
+      assert.equal(small.transports(), 1);
     });
 
     await t.step("a PNG cut short every time is a clear error, not a broken picture", async () => {
-      r.sim.faults.truncatePng(true);
-      const shot = await r.call("phone_shot");
-      r.sim.faults.clear();
+      small.faults.truncatePng(true);
+      const shot = await quirk("phone_shot");
+      small.faults.clear();
       assert.equal(shot.isError, true);
       assert.match(textOf(shot), /^Cannot take a screenshot: .*cut short/);
       // The link is back: the next shot works.
-      assert.equal((await r.call("phone_shot")).isError, undefined);
+      assert.equal((await quirk("phone_shot")).isError, undefined);
     });
 
     let notes: { bounds: number[]; center: { x: number; y: number } } | undefined;
     await t.step("phone_look sends the keyed request the provider expects", async () => {
-      const look = await r.call("phone_look");
+      const look = await full("phone_look");
       assert.equal(look.isError, undefined, textOf(look));
       const req = server.requests.at(-1);
       assert.ok(req?.image, JSON.stringify(req?.body).slice(0, 300));
@@ -238,7 +255,7 @@ testThroughEach(
         const said = { x: notes.center.x + 9, y: notes.center.y - 7 };
         const answer = `The home screen. The Notes icon is at (${said.x}, ${said.y}).`;
         server.set({ answer });
-        const look = await r.call("phone_look", { question: "Where is Notes?" });
+        const look = await full("phone_look", { question: "Where is Notes?" });
         assert.equal(look.isError, undefined);
         const text = textOf(look);
         assert.equal(section(text, "vision"), answer);
@@ -257,10 +274,10 @@ testThroughEach(
     );
 
     await t.step("a black frame is explained, and phone_look still returns the tree", async () => {
-      r.sim.faults.blackScreen(true);
-      const shot = await r.call("phone_shot");
-      const look = await r.call("phone_look");
-      r.sim.faults.clear();
+      small.faults.blackScreen(true);
+      const shot = await quirk("phone_shot");
+      const look = await quirk("phone_look");
+      small.faults.clear();
       assert.equal(shot.isError, true);
       assert.equal(shot.content.length, 1, "no picture of the black frame");
       assert.match(textOf(shot), /all black.*FLAG_SECURE.*screen is off or locked/);
@@ -272,9 +289,9 @@ testThroughEach(
     await t.step(
       "a screen that never idles: [ui-tree] explains, [vision] still answers",
       async () => {
-        r.sim.faults.idleStateErrors(5, { evenCompressed: true });
-        const look = await r.call("phone_look");
-        r.sim.faults.clear();
+        small.faults.idleStateErrors(5, { evenCompressed: true });
+        const look = await quirk("phone_look");
+        small.faults.clear();
         assert.equal(look.isError, undefined);
         const text = textOf(look);
         assert.match(
@@ -289,7 +306,7 @@ testThroughEach(
       "a refused key: [vision] says so without the key, the tree comes back",
       async () => {
         server.set({ apiKey: "sk-test-the-right-one" });
-        const look = await r.call("phone_look");
+        const look = await quirk("phone_look");
         server.set({ apiKey: key });
         assert.equal(look.isError, undefined);
         assert.match(
@@ -302,14 +319,14 @@ testThroughEach(
 
     await t.step("a 500 that echoes the Authorization header is reported scrubbed", async () => {
       server.set({ status: 500, echoAuthHeader: true });
-      const look = await r.call("phone_look");
+      const look = await quirk("phone_look");
       assert.equal(look.isError, undefined);
       assert.match(section(textOf(look), "vision"), /HTTP 500/);
       assert.ok(server.requests.at(-1)?.headers.authorization?.includes(key), "the key was sent");
 
-      r.sim.faults.idleStateErrors(5, { evenCompressed: true });
-      const both = await r.call("phone_look");
-      r.sim.faults.clear();
+      small.faults.idleStateErrors(5, { evenCompressed: true });
+      const both = await quirk("phone_look");
+      small.faults.clear();
       server.set({ status: undefined, echoAuthHeader: undefined });
       assert.equal(both.isError, true, "both channels failed");
       assert.match(textOf(both), /Vision unavailable: .*HTTP 500/);
@@ -326,7 +343,7 @@ testThroughEach(
     await t.step("without PHONE_EYE_SHOTS nothing was written, here or on the phone", async () => {
       assert.deepEqual(tmp.written(), []);
       assert.deepEqual(await names(tmp.path), []);
-      assert.deepEqual(await deviceLeftovers(r.sim), []);
+      for (const sim of r.sims) assert.deepEqual(await deviceLeftovers(sim), []);
       assert.ok(r.outputs.every((o) => !o.includes("Saved to")));
     });
   },

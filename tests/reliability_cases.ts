@@ -13,13 +13,11 @@ import type { OpenAiServer } from "./fixtures/openai_server.ts";
  * that differ only in what no row of the other needs share one process, since each main.ts costs a
  * start-up:
  * - wifi: main.ts on the simulated phone at a Wi-Fi serial, vision at a local OpenAI-compatible
- *   server.
- * - short-timeouts: like wifi, with an adb timeout of 1000 ms and a vision timeout of 500 ms; the
- *   adb on PATH is a wrapper script that passes every command to the real adb, except `exec-out`
- *   while World.adbMisbehaves has armed it (a hang, a fork holding the pipes, a hostile PNG).
- * - tree-only: like wifi, without vision (phone_look reads the UI tree alone), under the default
- *   adb timeout, with that wrapper on PATH: its flood's 64 MiB a busy machine may not read within
- *   1000 ms (the answer must name the cap, not a timeout).
+ *   server, under the default adb timeout; the adb on PATH is a wrapper script that passes every
+ *   command to the real adb, except `exec-out` while World.adbMisbehaves has armed it (a flood, a
+ *   fork holding the pipes, a hostile PNG). The flood's 64 MiB a busy machine may not read within
+ *   1000 ms, so it runs here (the answer must name the cap, not a timeout).
+ * - short-timeouts: like wifi, with an adb timeout of 1000 ms and a vision timeout of 500 ms.
  * - no-serial: main.ts with ANDROID_SERIAL unset while two simulated phones are attached, vision at
  *   a port where nothing listens; a row that needs a phone names it with `device`.
  * - no-phone: main.ts with ANDROID_SERIAL at a port where nothing listens.
@@ -31,7 +29,6 @@ import type { OpenAiServer } from "./fixtures/openai_server.ts";
 export type Profile =
   | "wifi"
   | "short-timeouts"
-  | "tree-only"
   | "no-serial"
   | "no-phone"
   | "no-adb"
@@ -49,7 +46,7 @@ export interface World {
   /** The API key phone-eye sends it. */
   key: string;
   /**
-   * Arms the adb wrapper (short-timeouts, tree-only) for the next `exec-out` commands: "flood" writes 64 MiB and one
+   * Arms the adb wrapper (wifi, short-timeouts) for the next `exec-out` commands: "flood" writes 64 MiB and one
    * byte, then hangs; "fork" forks a sleep that keeps stdout and stderr open, then hangs; "png"
    * sends a PNG whose tEXt chunk comes before an IHDR declaring 10000×10000. null disarms it.
    */
@@ -165,7 +162,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     does:
       "Gives adb's own retry up to 1.5 s, else reconnects once (`adb disconnect`, `adb connect`); runs the read-only command again",
     agent: "Nothing: the answer is a fresh one",
-    profile: "tree-only",
+    profile: "wifi",
     arrange: ({ sim }) => sim.faults.dropAfterNext("uiautomator"),
     call: { tool: "phone_look" },
     expect: {
@@ -267,7 +264,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     fault: "The phone (or a broken adb) sends endless output for a screenshot",
     does: "Reads at most 64 MiB for an image (16 MiB for text), stops adb there and says so",
     agent: "Ask the user to restart the phone or adb; call again",
-    profile: "tree-only",
+    profile: "wifi",
     arrange: (w) => w.adbMisbehaves("flood"),
     call: { tool: "phone_shot" },
     expect: {
@@ -452,7 +449,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
       "Reads points from the first 8,000 characters only, in linear time, and shows a cut answer saying so",
     agent: "Ask a narrower question to see the rest",
     profile: "wifi",
-    arrange: ({ vision }) => vision.set({ answer: `at${" ".repeat(1024 * 1024)}x (540, 1200)` }),
+    arrange: ({ vision }) => vision.set({ answer: `at${" ".repeat(1024 * 1024)}x (180, 400)` }),
     call: { tool: "phone_look" },
     expect: {
       isError: false,

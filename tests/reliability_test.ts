@@ -83,9 +83,10 @@ async function startTable(): Promise<Table> {
 }
 
 async function tableOn(stack: AsyncDisposableStack): Promise<Table> {
-  // Half a phone's usual size each way: the rows are about faults, not pixels, and a quarter of the
-  // pixels makes each screenshot (the sim's render, phone-eye's decode and the vision encode) cheap.
-  const phone = { width: 540, height: 1200 };
+  // A third of a phone's usual size each way: the rows are about faults, not pixels, and a ninth of
+  // the pixels makes each screenshot (the sim's render, phone-eye's decode and the vision encode)
+  // cheap.
+  const phone = { width: 360, height: 800 };
   const rig = stack.use(
     await startRig({ phones: [phone, phone], phoneEye: false, serial: null }),
   );
@@ -108,7 +109,7 @@ async function tableOn(stack: AsyncDisposableStack): Promise<Table> {
   await Deno.writeTextFile(
     `${hostile.path}/adb`,
     `#!/bin/sh
-# The adb of the short-timeouts and tree-only profiles: the real one, unless the mode file arms a
+# The adb of the wifi and short-timeouts profiles: the real one, unless the mode file arms a
 # misbehaviour.
 mode=$(cat "${adbMode}" 2>/dev/null)
 case "$*" in
@@ -151,17 +152,15 @@ exec /usr/bin/adb "$@"
     ANDROID_SERIAL: sim.serial,
     PHONE_EYE_VISION_BASE_URL: vision.url,
     PHONE_EYE_VISION_API_KEY: KEY,
+    PATH: `${hostile.path}:/usr/bin:/bin`,
   };
-  const wrapped = `${hostile.path}:/usr/bin:/bin`;
   const envs: Record<Exclude<Profile, "raw" | "fake-adb" | "no-adb">, Record<string, string>> = {
     "wifi": wifi,
     "short-timeouts": {
       ...wifi,
-      PATH: wrapped,
       PHONE_EYE_ADB_TIMEOUT_MS: "1000",
       PHONE_EYE_VISION_TIMEOUT_MS: "500",
     },
-    "tree-only": { ...base, ANDROID_SERIAL: sim.serial, PATH: wrapped },
     "no-serial": {
       ...base,
       PHONE_EYE_VISION_BASE_URL: `http://127.0.0.1:${closedPort()}/v1`,

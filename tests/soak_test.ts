@@ -2,8 +2,8 @@
 // serial, with the link dropped every ~50 calls. Zero crashes, no action ever done twice, and the
 // process's RSS at the end within 10 % of its RSS after warm-up.
 //
-// PHONE_EYE_SOAK_CALLS sets the count: `deno task test` runs a short soak (60 calls, the link
-// dropped every 20, so each kind of drop comes once: crashes and repeated actions, no memory
+// PHONE_EYE_SOAK_CALLS sets the count: `deno task test` runs a short soak (30 calls, the link
+// dropped every 10, so each kind of drop comes once: crashes and repeated actions, no memory
 // verdict, which needs a long run to mean anything), `deno task test:long` the long one (2000
 // calls, memory too), `deno task soak` 20,000. PHONE_EYE_SOAK_SEED replays a mix.
 //
@@ -27,15 +27,16 @@ import { startRig, type ToolResult } from "./helpers/rig.ts";
 import type { SimPhone } from "./sim/sim_phone.ts";
 import type { SoakFigures } from "../scripts/readme_tools.ts";
 
-const CALLS = Number(Deno.env.get("PHONE_EYE_SOAK_CALLS") ?? 60);
+const CALLS = Number(Deno.env.get("PHONE_EYE_SOAK_CALLS") ?? 30);
 /** Below this many calls the warm-up and the two RSS windows are too short for a memory verdict. */
 const MEMORY_VERDICT_FROM = 2000;
 const JUDGES_MEMORY = CALLS >= MEMORY_VERDICT_FROM;
 /**
- * A drop every 50 calls in the long runs; every 20 in a short one, whose three drops are then the
- * three kinds (faults go round them in turn, from a seeded start).
+ * A drop every 50 calls in the long runs; every 10 in a short one, whose three drops are then the
+ * three kinds (faults go round them in turn, from a seeded start), each with nine calls after it
+ * to show the link is back.
  */
-const DROP_EVERY = CALLS >= MEMORY_VERDICT_FROM ? 50 : 20;
+const DROP_EVERY = CALLS >= MEMORY_VERDICT_FROM ? 50 : 10;
 /**
  * The first 30 % (at most 600 calls) warms every path up. Screenshots come every 60 calls there and every 400 after:
  * each decodes a 1080×2400 frame, and those buffers set how large the heap settles (about ten
@@ -45,12 +46,13 @@ const WARM_UP = Math.min(600, Math.floor(CALLS * 0.3));
 const SHOT_EVERY_WARMING = 60;
 const SHOT_EVERY = 400;
 /**
- * RSS is sampled every 20 calls. "After warm-up" is the median over the fifth of the calls that
- * follows the warm-up, "at the end" the median over the last fifth: a median, because whether a
- * major GC has just run moves a single sample by tens of MiB.
+ * RSS is sampled every 20 calls (more often in a short soak). "After warm-up" is the median over
+ * the fifth of the calls that follows the warm-up, "at the end" the median over the last fifth: a
+ * median, because whether a major GC has just run moves a single sample by tens of MiB.
  */
-const SAMPLE_EVERY = 20;
 const WINDOW = Math.floor(CALLS / 5);
+/** Every 20 calls, or more often in a soak so short that a window would hold no sample. */
+const SAMPLE_EVERY = Math.max(1, Math.min(20, WINDOW));
 /**
  * phone-eye runs under the production permission set with V8's old space capped at 96 MiB. With
  * V8's default, RSS swings between about 250 and 380 MiB as the heap grows between major GCs (6000
