@@ -791,7 +791,8 @@ Deno.test("deno task sim runs under the sim permission set and stops cleanly on 
     text += value;
   }
   const serial = /listening on (127\.0\.0\.1:\d+)/.exec(text)?.[1];
-  const adb = await startAdbHarness();
+  // The file's adb server: connected here, disconnected before the sim stops.
+  const adb = adbServer!;
   try {
     assert.ok(serial, `no serial in: ${text}`);
     assert.match(text, new RegExp(`claude mcp add phone-eye --env ANDROID_SERIAL=${serial} -- `));
@@ -800,7 +801,10 @@ Deno.test("deno task sim runs under the sim permission set and stops cleanly on 
     const sdk = await adb.adb("-s", serial, "shell", "getprop ro.build.version.sdk");
     assert.equal(sdk.stdout, "29\n");
   } finally {
-    await adb.close();
+    if (serial) {
+      await adb.adb("disconnect", serial);
+      await adb.waitForState(serial, null);
+    }
     child.kill("SIGINT");
     for (;;) {
       const { value, done } = await lines.read();
