@@ -11,7 +11,11 @@ import {
   type SimPhone,
 } from "./sim/sim_phone.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
-import { startRig } from "./helpers/rig.ts";
+import { startRig, type ToolResult } from "./helpers/rig.ts";
+import { connectInProcess } from "./helpers/in_process.ts";
+import { createDevice } from "../lib/adb/device.ts";
+import { createAdbRunner } from "../lib/adb/runner.ts";
+import { DEFAULT_ADB_TIMEOUT_MS } from "../lib/config.ts";
 import { readPngStream } from "../lib/image/png_decode.ts";
 import { applyToolCall, initialState, layout, SETTINGS_ITEMS, type UiNode } from "./sim/screen.ts";
 import { Motion, type MotionSettings } from "./sim/motion.ts";
@@ -331,21 +335,38 @@ Deno.test({
   },
 });
 
-Deno.test("the Gallery's photo makes phone_shot send a JPEG; the launcher stays PNG", async () => {
-  await using rig = await startRig({ adbServer: adbServer! });
-  const home = await rig.call("phone_shot");
-  assert.equal(home.isError, undefined);
-  assert.equal(home.content.find((c) => c.type === "image")?.mimeType, "image/png");
-  const open = await rig.call("phone_intent", { package: "com.android.gallery3d" });
-  assert.equal(open.isError, undefined, JSON.stringify(open));
-  assert.equal(rig.sim.screen().name, "gallery");
-  const photo = await rig.call("phone_shot");
-  const image = photo.content.find((c) => c.type === "image");
-  assert.equal(image?.mimeType, "image/jpeg");
-  // A real JPEG: SOI marker first.
-  const bytes = Uint8Array.fromBase64(image?.data ?? "");
-  assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
-});
+// phone-eye's choice of format is its logic, not its process's: checked in process (the real SDK
+// client and server, the real adb runner) on the file's phone.
+onMotionPhone(
+  "the Gallery's photo makes phone_shot send a JPEG; the launcher stays PNG",
+  {},
+  async (sim, adb) => {
+    const device = createDevice({
+      run: createAdbRunner("adb", adb.env),
+      serial: sim.serial,
+      timeoutMs: DEFAULT_ADB_TIMEOUT_MS,
+    });
+    const mcp = await connectInProcess({ device });
+    try {
+      const call = (name: string, args: Record<string, unknown> = {}) =>
+        mcp.client.callTool({ name, arguments: args }) as Promise<ToolResult>;
+      const home = await call("phone_shot");
+      assert.equal(home.isError, undefined);
+      assert.equal(home.content.find((c) => c.type === "image")?.mimeType, "image/png");
+      const open = await call("phone_intent", { package: "com.android.gallery3d" });
+      assert.equal(open.isError, undefined, JSON.stringify(open));
+      assert.equal(sim.screen().name, "gallery");
+      const photo = await call("phone_shot");
+      const image = photo.content.find((c) => c.type === "image");
+      assert.equal(image?.mimeType, "image/jpeg");
+      // A real JPEG: SOI marker first.
+      const bytes = Uint8Array.fromBase64(image?.data ?? "");
+      assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    } finally {
+      await mcp.close();
+    }
+  },
+);
 
 /** Motion on a fake host whose timers fire when the test says: steps, not the clock. */
 function motionRig(settings: Partial<MotionSettings>) {
