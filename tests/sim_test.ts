@@ -13,7 +13,7 @@ import {
   SAMPLE_VERSIONS,
   secureWindow,
   shell,
-  withVersions,
+  type VersionCheck,
 } from "./sim/version_checks.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
 import { startRig } from "./helpers/rig.ts";
@@ -60,6 +60,32 @@ async function withPhone(
 ): Promise<void> {
   await using rig = await startRig({ phones: [opts], phoneEye: false, adbServer: adbServer! });
   await fn(rig.sim, rig.adb);
+}
+
+type PhoneCheck = (sim: SimPhone, adb: AdbHarness) => Promise<void>;
+
+// Checks that leave the phone online share one default phone (and its adb connection), each a
+// step of one test (see the end of the file): connecting and dropping a phone per check cost
+// more than the checks. Each step starts from a reset phone (home screen, no faults, no marker)
+// and reads the sim's logs from where they stood when it began, so steps do not depend on order.
+// Checks whose faults leave the phone offline keep a phone of their own (withPhone).
+const onDefault: Array<[string, PhoneCheck]> = [];
+function onDefaultPhone(name: string, check: PhoneCheck): void {
+  onDefault.push([name, check]);
+}
+
+/** Back to how a new phone starts: home screen, no faults, no marker, empty device storage. */
+async function resetPhone(sim: SimPhone): Promise<void> {
+  sim.faults.clear();
+  await sim.setScreen(initialState());
+  await Deno.remove(sim.marker).catch((e) => {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  });
+  for (const folder of ["sdcard", "data/local/tmp"]) {
+    for await (const entry of Deno.readDir(`${sim.root}/${folder}`)) {
+      await Deno.remove(`${sim.root}/${folder}/${entry.name}`, { recursive: true });
+    }
+  }
 }
 
 /** What a PNG's IHDR says (the signature's 8 bytes, then the chunk's length and type, then it). */
@@ -336,28 +362,29 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 // ---- through real adb ----
 
-Deno.test("adb connects to the sim and runs shell commands", async () => {
-  await withPhone({}, async (sim, adb) => {
-    const devices = await adb.adb("devices", "-l");
-    assert.match(devices.stdout, new RegExp(`${sim.serial}\\s+device .*model:SimPhone`));
-    const r = await adb.adb("-s", sim.serial, "shell", "echo", "hi");
-    assert.deepEqual(r, { code: 0, stdout: "hi\n", stderr: "" });
-    assert.deepEqual(sim.commands(), ["echo hi"]);
-    assert.match(sim.services()[0] ?? "", /^shell,v2,(.*,)?raw:echo hi$/);
-    assert.equal((await shell(adb, sim, "getprop ro.build.version.sdk")).stdout, "34\n");
-    assert.equal((await shell(adb, sim, "wm size")).stdout, "Physical size: 1080x2400\n");
-  });
+onDefaultPhone("adb connects to the sim and runs shell commands", async (sim, adb) => {
+  const [commands, services] = [sim.commands().length, sim.services().length];
+  const devices = await adb.adb("devices", "-l");
+  assert.match(devices.stdout, new RegExp(`${sim.serial}\\s+device .*model:SimPhone`));
+  const r = await adb.adb("-s", sim.serial, "shell", "echo", "hi");
+  assert.deepEqual(r, { code: 0, stdout: "hi\n", stderr: "" });
+  assert.deepEqual(sim.commands().slice(commands), ["echo hi"]);
+  assert.match(sim.services()[services] ?? "", /^shell,v2,(.*,)?raw:echo hi$/);
+  assert.equal(sim.services().length, services + 1);
+  assert.equal((await shell(adb, sim, "getprop ro.build.version.sdk")).stdout, "34\n");
+  assert.equal((await shell(adb, sim, "wm size")).stdout, "Physical size: 1080x2400\n");
 });
 
-Deno.test("shell_v2 carries exit status and separate stderr; exec-out merges them", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "shell_v2 carries exit status and separate stderr; exec-out merges them",
+  async (sim, adb) => {
     const r = await shell(adb, sim, "echo out; echo err >&2; exit 7");
     assert.deepEqual(r, { code: 7, stdout: "out\n", stderr: "err\n" });
     const x = await execOut(adb, sim, "echo out; echo err >&2; exit 7");
     assert.equal(x.code, 0);
     assert.equal(new TextDecoder().decode(x.stdout), "out\nerr\n");
-  });
-});
+  },
+);
 
 Deno.test("legacy shell (no shell_v2) gives no exit status and merges stderr", async () => {
   await withPhone({ shellV2: false }, async (sim, adb) => {
@@ -373,30 +400,53 @@ Deno.test("legacy shell (no shell_v2) gives no exit status and merges stderr", a
   });
 });
 
-Deno.test("exec-out screencap -p is a byte-exact PNG of the screen size; raw screencap has a header", async () => {
+// One phone of another size for both checks that read whole frames.
+Deno.test("a 720x1600 phone's frames (a step per check)", async (t) => {
   await withPhone({ width: 720, height: 1600 }, async (sim, adb) => {
-    const png = await execOut(adb, sim, "screencap -p");
-    assert.equal(png.code, 0);
-    assert.ok(endsWithIend(png.stdout));
-    assert.deepEqual(png.stdout, await Deno.readFile(`${sim.root}/.sim/screen.png`));
-    assert.deepEqual(pngHeader(png.stdout), { width: 720, height: 1600, depth: 8, colourType: 6 });
-    const img = (await readPngStream(png.stdout)).image;
-    const viaFile = await execOut(adb, sim, "screencap -p /sdcard/s.png && cat /sdcard/s.png");
-    assert.deepEqual(viaFile.stdout, png.stdout);
-    const raw = await execOut(adb, sim, "screencap");
-    const view = new DataView(raw.stdout.buffer, raw.stdout.byteOffset);
-    assert.deepEqual([view.getUint32(0, true), view.getUint32(4, true), view.getUint32(8, true)], [
-      720,
-      1600,
-      1,
-    ]);
-    assert.equal(raw.stdout.length, 16 + 720 * 1600 * 4);
-    assert.deepEqual(raw.stdout.subarray(16), img.data);
+    await t.step(
+      "exec-out screencap -p is a byte-exact PNG of the screen size; raw screencap has a header",
+      async () => {
+        const png = await execOut(adb, sim, "screencap -p");
+        assert.equal(png.code, 0);
+        assert.ok(endsWithIend(png.stdout));
+        assert.deepEqual(png.stdout, await Deno.readFile(`${sim.root}/.sim/screen.png`));
+        assert.deepEqual(pngHeader(png.stdout), {
+          width: 720,
+          height: 1600,
+          depth: 8,
+          colourType: 6,
+        });
+        const img = (await readPngStream(png.stdout)).image;
+        const viaFile = await execOut(adb, sim, "screencap -p /sdcard/s.png && cat /sdcard/s.png");
+        assert.deepEqual(viaFile.stdout, png.stdout);
+        const raw = await execOut(adb, sim, "screencap");
+        const view = new DataView(raw.stdout.buffer, raw.stdout.byteOffset);
+        assert.deepEqual([
+          view.getUint32(0, true),
+          view.getUint32(4, true),
+          view.getUint32(8, true),
+        ], [
+          720,
+          1600,
+          1,
+        ]);
+        assert.equal(raw.stdout.length, 16 + 720 * 1600 * 4);
+        assert.deepEqual(raw.stdout.subarray(16), img.data);
+      },
+    );
+    await t.step("fault blackScreen: frames are black, the UI tree is not", async () => {
+      sim.faults.blackScreen(true);
+      const img = (await readPngStream((await execOut(adb, sim, "screencap -p")).stdout)).image;
+      assert.ok(img.data.every((v, i) => i % 4 === 3 ? v === 255 : v === 0));
+      centreOf(await dump(adb, sim), "Notes");
+      sim.faults.clear();
+    });
   });
 });
 
-Deno.test("uiautomator dump and cat in one command return XML matching the screen", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "uiautomator dump and cat in one command return XML matching the screen",
+  async (sim, adb) => {
     const r = await shell(
       adb,
       sim,
@@ -427,8 +477,8 @@ Deno.test("uiautomator dump and cat in one command return XML matching the scree
       "uiautomator dump --compressed /data/local/tmp >/dev/null && cat /data/local/tmp/screen_compressed.xml",
     );
     assert.equal(`${intoFolder.stdout}UI hierchary dumped to: /dev/tty\n`, tty.stdout);
-  });
-});
+  },
+);
 
 Deno.test('the fake tools\' sim_slurp reads a state file as "$(cat FILE)" does', async () => {
   const dir = await Deno.makeTempDir({ prefix: "phone_eye_slurp_" });
@@ -465,33 +515,38 @@ sim_slurp "${dir}/missing" 2>/dev/null
   }
 });
 
-Deno.test("fake tools record a hostile argument byte for byte and never run it", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "fake tools record a hostile argument byte for byte and never run it",
+  async (sim, adb) => {
     const payloads = [
       "a b;$(x)",
       `it's "quoted" \`id\` $(touch ${sim.marker}); touch ${sim.marker} & | > <`,
       "new\nline\ttab  two spaces é ✓ 😀",
       "%s%s\\n\\'",
     ];
+    const seen = sim.toolCalls("input").length;
     for (const p of payloads) await shell(adb, sim, `input text ${quote(p)}`);
-    assert.deepEqual(sim.toolCalls("input"), payloads.map((p) => ["text", p]));
+    assert.deepEqual(sim.toolCalls("input").slice(seen), payloads.map((p) => ["text", p]));
     // exec-out with several arguments quotes all but the first itself (adb 29).
     await adb.adb("-s", sim.serial, "exec-out", "input", "text", payloads[1] ?? "");
     assert.deepEqual(sim.toolCalls("input").at(-1), ["text", payloads[1]]);
     await assert.rejects(Deno.stat(sim.marker), Deno.errors.NotFound);
-  });
-});
+  },
+);
 
-Deno.test("the injection marker is real: an unquoted payload does run on the sim's sh", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "the injection marker is real: an unquoted payload does run on the sim's sh",
+  async (sim, adb) => {
+    const seen = sim.toolCalls("input").length;
     await shell(adb, sim, `input text a; touch ${sim.marker}`);
     assert.ok((await Deno.stat(sim.marker)).isFile);
-    assert.deepEqual(sim.toolCalls("input"), [["text", "a"]]);
-  });
-});
+    assert.deepEqual(sim.toolCalls("input").slice(seen), [["text", "a"]]);
+  },
+);
 
-Deno.test("tapping the Notes icon then typing shows the text in the next dump", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "tapping the Notes icon then typing shows the text in the next dump",
+  async (sim, adb) => {
     const [x, y] = centreOf(await dump(adb, sim), "Notes");
     await shell(adb, sim, `input tap ${x} ${y}`);
     assert.equal(sim.screen().name, "notes");
@@ -506,11 +561,12 @@ Deno.test("tapping the Notes icon then typing shows the text in the next dump", 
     assert.equal(png.width, 1080);
     await shell(adb, sim, "input keyevent KEYCODE_HOME");
     assert.equal(sim.screen().name, "home");
-  });
-});
+  },
+);
 
-Deno.test("Settings scrolls on swipe and am start opens the browser at a URL", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "Settings scrolls on swipe and am start opens the browser at a URL",
+  async (sim, adb) => {
     await shell(adb, sim, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1");
     const before = centreOf(await dump(adb, sim), "Battery");
     await shell(adb, sim, "input swipe 540 1800 540 1200 300");
@@ -533,11 +589,11 @@ Deno.test("Settings scrolls on swipe and am start opens the browser at a URL", a
     ]);
     const focus = await shell(adb, sim, "dumpsys window | grep mCurrentFocus");
     assert.match(focus.stdout, /com\.android\.browser\/com\.android\.browser\.BrowserActivity/);
-  });
-});
+  },
+);
 
-Deno.test("fault dropAfterNext: the tap happens, adb 29 still exits 0, then the device is offline", async () => {
-  await withPhone({}, async (sim, adb) => {
+Deno.test("fault dropAfterNext: the tap happens, adb 29 still exits 0, then the device is offline", () =>
+  withPhone({}, async (sim, adb) => {
     // Keep adb's automatic reconnect out until we look.
     sim.faults.refuseConnections(60_000);
     sim.faults.dropAfterNext("input");
@@ -553,22 +609,20 @@ Deno.test("fault dropAfterNext: the tap happens, adb 29 still exits 0, then the 
     await adb.adb("disconnect", sim.serial);
     await adb.connect(sim.serial);
     assert.equal((await shell(adb, sim, "echo back")).stdout, "back\n");
-  });
-});
+  }));
 
-Deno.test("fault dropAfterNext beforeOpenAck: the key press happens, adb says error: closed", async () => {
-  await withPhone({}, async (sim, adb) => {
+Deno.test("fault dropAfterNext beforeOpenAck: the key press happens, adb says error: closed", () =>
+  withPhone({}, async (sim, adb) => {
     sim.faults.refuseConnections(60_000);
     sim.faults.dropAfterNext("input", { beforeOpenAck: true });
     const key = await shell(adb, sim, "input keyevent CAMERA");
     assert.equal(sim.screen().name, "camera");
     assert.deepEqual(key, { code: 1, stdout: "", stderr: "error: closed\n" });
     await adb.waitForState(sim.serial, "offline");
-  });
-});
+  }));
 
-Deno.test("fault dropNow plus refuseConnections: adb reports offline, then refused", async () => {
-  await withPhone({}, async (sim, adb) => {
+Deno.test("fault dropNow plus refuseConnections: adb reports offline, then refused", () =>
+  withPhone({}, async (sim, adb) => {
     sim.faults.refuseConnections(60_000);
     sim.faults.dropNow();
     await adb.waitForState(sim.serial, "offline");
@@ -581,11 +635,12 @@ Deno.test("fault dropNow plus refuseConnections: adb reports offline, then refus
     assert.equal(missing.stderr, `error: device '${sim.serial}' not found\n`);
     sim.faults.clear();
     await adb.connect(sim.serial);
-  });
-});
+  }));
 
-Deno.test("fault hang: a matching command never answers while others still run", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "fault hang: a matching command never answers while others still run",
+  async (sim, adb) => {
+    const [commands, dumps] = [sim.commands().length, sim.toolCalls("uiautomator").length];
     sim.faults.hang(/uiautomator/);
     const child = new Deno.Command("adb", {
       args: ["-s", sim.serial, "shell", "uiautomator dump"],
@@ -604,25 +659,28 @@ Deno.test("fault hang: a matching command never answers while others still run",
     assert.equal(waited, "hanging");
     child.kill("SIGKILL");
     await child.status;
-    assert.deepEqual(sim.toolCalls("uiautomator"), []);
-    assert.ok(sim.commands().includes("uiautomator dump"));
-  });
+    assert.equal(sim.toolCalls("uiautomator").length, dumps);
+    assert.ok(sim.commands().slice(commands).includes("uiautomator dump"));
+  },
+);
+
+onDefaultPhone("fault latency delays only commands that use the named tool", async (sim, adb) => {
+  const seen = sim.commands().length;
+  sim.faults.latency(700, "input");
+  const order: string[] = [];
+  const slow = shell(adb, sim, "input tap 1 1").then(() => order.push("input"));
+  await waitFor(
+    () => sim.commands().slice(seen).includes("input tap 1 1"),
+    "the slow command to arrive",
+  );
+  await shell(adb, sim, "echo quick").then(() => order.push("echo"));
+  await slow;
+  assert.deepEqual(order, ["echo", "input"]);
 });
 
-Deno.test("fault latency delays only commands that use the named tool", async () => {
-  await withPhone({}, async (sim, adb) => {
-    sim.faults.latency(700, "input");
-    const order: string[] = [];
-    const slow = shell(adb, sim, "input tap 1 1").then(() => order.push("input"));
-    await waitFor(() => sim.commands().includes("input tap 1 1"), "the slow command to arrive");
-    await shell(adb, sim, "echo quick").then(() => order.push("echo"));
-    await slow;
-    assert.deepEqual(order, ["echo", "input"]);
-  });
-});
-
-Deno.test("fault emptyPng: screencap -p is empty or header-only while raw screencap works", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "fault emptyPng: screencap -p is empty or header-only while raw screencap works",
+  async (sim, adb) => {
     sim.faults.emptyPng(true);
     const empty = await execOut(adb, sim, "screencap -p");
     assert.deepEqual([empty.code, empty.stdout.length], [0, 0]);
@@ -636,20 +694,12 @@ Deno.test("fault emptyPng: screencap -p is empty or header-only while raw screen
     sim.faults.clear();
     const whole = (await execOut(adb, sim, "screencap -p")).stdout;
     assert.equal((await readPngStream(whole)).width, 1080);
-  });
-});
+  },
+);
 
-Deno.test("fault blackScreen: frames are black, the UI tree is not", async () => {
-  await withPhone({ width: 540, height: 1200 }, async (sim, adb) => {
-    sim.faults.blackScreen(true);
-    const img = (await readPngStream((await execOut(adb, sim, "screencap -p")).stdout)).image;
-    assert.ok(img.data.every((v, i) => i % 4 === 3 ? v === 255 : v === 0));
-    centreOf(await dump(adb, sim), "Notes");
-  });
-});
-
-Deno.test("fault idleStateErrors: the dump fails n times, exits 0 and leaves the old file", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "fault idleStateErrors: the dump fails n times, exits 0 and leaves the old file",
+  async (sim, adb) => {
     await shell(adb, sim, "uiautomator dump");
     await shell(adb, sim, "input keyevent CAMERA");
     sim.faults.idleStateErrors(2);
@@ -674,11 +724,12 @@ Deno.test("fault idleStateErrors: the dump fails n times, exits 0 and leaves the
     sim.faults.idleStateErrors(1, { evenCompressed: true });
     const both = await shell(adb, sim, "uiautomator dump --compressed /dev/tty");
     assert.deepEqual([both.stdout, both.stderr], ["", "ERROR: could not get idle state.\n"]);
-  });
-});
+  },
+);
 
-Deno.test("fault ttyDumpRefused: a dump to /dev/tty prints only its dumped-to line, files still work", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "fault ttyDumpRefused: a dump to /dev/tty prints only its dumped-to line, files still work",
+  async (sim, adb) => {
     const tty = await shell(adb, sim, "uiautomator dump /dev/tty");
     assert.match(tty.stdout, /^<\?xml .*<\/hierarchy>UI hierchary dumped to: \/dev\/tty\n$/s);
     sim.faults.ttyDumpRefused(true);
@@ -696,11 +747,11 @@ Deno.test("fault ttyDumpRefused: a dump to /dev/tty prints only its dumped-to li
     assert.match(file.stdout, /<\/hierarchy>$/);
     sim.faults.clear();
     assert.match((await shell(adb, sim, "uiautomator dump /dev/tty")).stdout, /<hierarchy /);
-  });
-});
+  },
+);
 
-Deno.test("fault truncatePng: exec-out exits 0 with half a PNG, with or without the link dying", async () => {
-  await withPhone({}, async (sim, adb) => {
+Deno.test("fault truncatePng: exec-out exits 0 with half a PNG, with or without the link dying", () =>
+  withPhone({}, async (sim, adb) => {
     const whole = (await execOut(adb, sim, "screencap -p")).stdout;
     sim.faults.truncatePng(true, { dropLink: false });
     const cut = await execOut(adb, sim, "screencap -p");
@@ -713,16 +764,16 @@ Deno.test("fault truncatePng: exec-out exits 0 with half a PNG, with or without 
     const dead = await execOut(adb, sim, "screencap -p");
     assert.deepEqual([dead.code, dead.stdout.length], [0, Math.floor(whole.length / 2)]);
     await adb.waitForState(sim.serial, "offline");
-  });
-});
+  }));
 
-Deno.test("services the phone does not offer are refused with error: closed", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "services the phone does not offer are refused with error: closed",
+  async (sim, adb) => {
     const r = await adb.adb("-s", sim.serial, "shell");
     assert.deepEqual([r.code, r.stderr], [1, "error: closed\n"]);
     assert.equal((await shell(adb, sim, "echo still")).stdout, "still\n");
-  });
-});
+  },
+);
 
 Deno.test("deno task sim runs under the sim permission set and stops cleanly on SIGINT", async () => {
   const child = new Deno.Command(Deno.execPath(), {
@@ -740,7 +791,8 @@ Deno.test("deno task sim runs under the sim permission set and stops cleanly on 
     text += value;
   }
   const serial = /listening on (127\.0\.0\.1:\d+)/.exec(text)?.[1];
-  const adb = await startAdbHarness();
+  // The file's adb server: connected here, disconnected before the sim stops.
+  const adb = adbServer!;
   try {
     assert.ok(serial, `no serial in: ${text}`);
     assert.match(text, new RegExp(`claude mcp add phone-eye --env ANDROID_SERIAL=${serial} -- `));
@@ -749,7 +801,10 @@ Deno.test("deno task sim runs under the sim permission set and stops cleanly on 
     const sdk = await adb.adb("-s", serial, "shell", "getprop ro.build.version.sdk");
     assert.equal(sdk.stdout, "29\n");
   } finally {
-    await adb.close();
+    if (serial) {
+      await adb.adb("disconnect", serial);
+      await adb.waitForState(serial, null);
+    }
     child.kill("SIGINT");
     for (;;) {
       const { value, done } = await lines.read();
@@ -778,32 +833,48 @@ Deno.test("deno task sim refuses an Android version it does not model", async ()
   );
 });
 
-Deno.test("commands running at once each record their own calls exactly once", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "commands running at once each record their own calls exactly once",
+  async (sim, adb) => {
+    const seen = sim.toolCalls("input").length;
     await Promise.all(
       Array.from({ length: 12 }, (_, i) => shell(adb, sim, `input keyevent ${100 + i}`)),
     );
-    const codes = sim.toolCalls("input").map((c) => c[1]).sort();
+    const codes = sim.toolCalls("input").slice(seen).map((c) => c[1]).sort();
     assert.deepEqual(codes, Array.from({ length: 12 }, (_, i) => String(100 + i)).sort());
-  });
-});
+  },
+);
 
 // ---- per Android version (tests/sim/android.ts; ANDROID.md "Android shell tools") ----
 
-Deno.test("Android versions report input's bad command lines each its own way (a version of each behaviour)", async () => {
-  await withVersions(SAMPLE_VERSIONS, adbServer!, inputErrors);
+Deno.test("Android versions answer as AOSP's do, a version of each behaviour (a phone per version)", async (t) => {
+  await using rig = await startRig({
+    phones: SAMPLE_VERSIONS.map((androidVersion) => ({ androidVersion })),
+    phoneEye: false,
+    adbServer: adbServer!,
+  });
+  const checks: Array<[string, VersionCheck]> = [
+    ["input's bad command lines, each version its own way", inputErrors],
+    ["am start, monkey and the package manager", amMonkeyPm],
+    [
+      "a secure window: Android 10-14 refuse the capture silently, 15 paints it black",
+      secureWindow,
+    ],
+  ];
+  for (const [name, check] of checks) {
+    await t.step(name, async () => {
+      for (const [i, v] of SAMPLE_VERSIONS.entries()) {
+        const sim = rig.sims[i]!;
+        await resetPhone(sim);
+        await check(v, sim, rig.adb);
+      }
+    });
+  }
 });
 
-Deno.test("Android versions' am start, monkey and package manager answer as AOSP's do (a version of each behaviour)", async () => {
-  await withVersions(SAMPLE_VERSIONS, adbServer!, amMonkeyPm);
-});
-
-Deno.test("a secure window: Android 10-14 refuse the capture silently, 15 paints it black (a version of each behaviour)", async () => {
-  await withVersions(SAMPLE_VERSIONS, adbServer!, secureWindow);
-});
-
-Deno.test("screencap -h, an unknown option or two file names print the usage and exit 1", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "screencap -h, an unknown option or two file names print the usage and exit 1",
+  async (sim, adb) => {
     for (const args of ["-h", "-x", "a.png b.png"]) {
       const r = await shell(adb, sim, `screencap ${args}`);
       assert.equal(r.code, 1, args);
@@ -814,13 +885,24 @@ Deno.test("screencap -h, an unknown option or two file names print the usage and
         args,
       );
     }
-  });
-});
+  },
+);
 
-Deno.test("fault idleStateErrors with the null-root message: exit 0, no file, the message on stderr", async () => {
-  await withPhone({}, async (sim, adb) => {
+onDefaultPhone(
+  "fault idleStateErrors with the null-root message: exit 0, no file, the message on stderr",
+  async (sim, adb) => {
     sim.faults.idleStateErrors(1, { message: NULL_ROOT_ERROR });
     const r = await shell(adb, sim, "uiautomator dump /sdcard/d.xml; ls /sdcard");
     assert.deepEqual(r, { code: 0, stdout: "", stderr: `${NULL_ROOT_ERROR}\n` });
-  });
+  },
+);
+
+Deno.test("the default phone through real adb (one phone, a step per check)", async (t) => {
+  await using rig = await startRig({ phones: [{}], phoneEye: false, adbServer: adbServer! });
+  for (const [name, check] of onDefault) {
+    await t.step(name, async () => {
+      await resetPhone(rig.sim);
+      await check(rig.sim, rig.adb);
+    });
+  }
 });

@@ -4,9 +4,18 @@
 // by its event, through the real adb client: no test here waits on the clock.
 
 import assert from "node:assert/strict";
-import type { SimPhone, SimPhoneOptions } from "./sim/sim_phone.ts";
+import {
+  INSTANT_MOTION,
+  type MotionEvent,
+  type MotionEventKind,
+  type SimPhone,
+} from "./sim/sim_phone.ts";
 import { type AdbHarness, startAdbHarness } from "./helpers/adb_harness.ts";
-import { startRig } from "./helpers/rig.ts";
+import { startRig, type ToolResult } from "./helpers/rig.ts";
+import { connectInProcess } from "./helpers/in_process.ts";
+import { createDevice } from "../lib/adb/device.ts";
+import { createAdbRunner } from "../lib/adb/runner.ts";
+import { DEFAULT_ADB_TIMEOUT_MS } from "../lib/config.ts";
 import { readPngStream } from "../lib/image/png_decode.ts";
 import { applyToolCall, initialState, layout, SETTINGS_ITEMS, type UiNode } from "./sim/screen.ts";
 import { Motion, type MotionSettings } from "./sim/motion.ts";
@@ -21,12 +30,41 @@ Deno.test.afterAll(async () => {
   await adbServer?.close();
 });
 
-async function withPhone(
-  opts: SimPhoneOptions,
-  fn: (sim: SimPhone, adb: AdbHarness) => Promise<void>,
-): Promise<void> {
-  await using rig = await startRig({ phones: [opts], phoneEye: false, adbServer: adbServer! });
-  await fn(rig.sim, rig.adb);
+/** `before`: how many motion events the phone had logged when the step began. */
+type PhoneCheck = (sim: SimPhone, adb: AdbHarness, before: number) => Promise<void>;
+
+// Every check through adb runs on one phone (and one adb connection), as a step of one test (at
+// the end of the file): connecting and dropping a phone per check cost more than the checks. A
+// step sets the motion it needs and starts from the home screen with no phase running, and reads
+// motion events from where they stood when it began, so steps do not depend on order.
+const onPhone: Array<[string, Partial<MotionSettings>, PhoneCheck]> = [];
+function onMotionPhone(name: string, motion: Partial<MotionSettings>, check: PhoneCheck): void {
+  onPhone.push([name, motion, check]);
+}
+
+/** Back to how a new phone with `motion` starts: no phase running, home screen, empty storage. */
+async function resetPhone(sim: SimPhone, motion: Partial<MotionSettings>): Promise<void> {
+  for (const phase of ["launch", "snackbarDelay", "snackbar"] as const) {
+    await sim.motion.release(phase);
+  }
+  sim.motion.set({ ...INSTANT_MOTION, ...motion });
+  await sim.setScreen(initialState());
+  for (const folder of ["sdcard", "data/local/tmp"]) {
+    for await (const entry of Deno.readDir(`${sim.root}/${folder}`)) {
+      await Deno.remove(`${sim.root}/${folder}/${entry.name}`, { recursive: true });
+    }
+  }
+}
+
+/** The motion events since `before` (the step's start). */
+function eventsSince(sim: SimPhone, before: number): MotionEvent[] {
+  return sim.motion.events().slice(before);
+}
+
+/** The next `kind` event after the first `before` events, past or future. */
+function nextEvent(sim: SimPhone, kind: MotionEventKind, before: number): Promise<MotionEvent> {
+  const seen = sim.motion.events().slice(0, before).filter((e) => e.kind === kind).length;
+  return sim.motion.until(kind, seen + 1);
 }
 
 function shell(adb: AdbHarness, sim: SimPhone, command: string) {
@@ -72,8 +110,10 @@ const LAUNCHER_FOCUS = /mCurrentFocus=Window\{[0-9a-f]+ u0 com\.android\.launche
 const SETTINGS_APP =
   /mFocusedApp=ActivityRecord\{[0-9a-f]+ u0 com\.android\.settings\/\.Settings t\d+\}/;
 
-Deno.test("a held app switch: the dump says could not get idle state, exit 0, and keeps the old file", async () => {
-  await withPhone({ motion: { launch: "held" } }, async (sim, adb) => {
+onMotionPhone(
+  "a held app switch: the dump says could not get idle state, exit 0, and keeps the old file",
+  { launch: "held" },
+  async (sim, adb, before) => {
     const home = await dumpXml(adb, sim);
     assert.match(home, /package="com\.android\.launcher3"/);
 
@@ -104,18 +144,20 @@ Deno.test("a held app switch: the dump says could not get idle state, exit 0, an
     assert.match(after, SETTINGS_FOCUS);
     assert.match(after, SETTINGS_APP);
     assert.deepEqual(
-      sim.motion.events().map((e) => [e.kind, e.detail]),
+      eventsSince(sim, before).map((e) => [e.kind, e.detail]),
       [
         ["launch-start", "com.android.launcher3 -> com.android.settings"],
         ["launch-end", "com.android.launcher3 -> com.android.settings"],
       ],
     );
     assert.equal(await sim.motion.release("launch"), false, "nothing left to release");
-  });
-});
+  },
+);
 
-Deno.test("launchTree old-screen: while a launcher tap's app draws, the dump shows the launcher", async () => {
-  await withPhone({ motion: { launch: "held", launchTree: "old-screen" } }, async (sim, adb) => {
+onMotionPhone(
+  "launchTree old-screen: while a launcher tap's app draws, the dump shows the launcher",
+  { launch: "held", launchTree: "old-screen" },
+  async (sim, adb) => {
     const home = await dumpXml(adb, sim);
     const [x, y] = centreOf(home, "Notes");
     await shell(adb, sim, `input tap ${x} ${y}`);
@@ -125,129 +167,137 @@ Deno.test("launchTree old-screen: while a launcher tap's app draws, the dump sho
     assert.equal(during, home);
     await sim.motion.release("launch");
     assert.match(await dumpXml(adb, sim), /resource-id="com\.android\.notes:id\/note_text"/);
-  });
-});
+  },
+);
 
-Deno.test("a timed app switch from monkey ends by itself: until(launch-end), then the new tree", async () => {
-  await withPhone({ motion: { launch: 150 } }, async (sim, adb) => {
+onMotionPhone(
+  "a timed app switch from monkey ends by itself: until(launch-end), then the new tree",
+  { launch: 150 },
+  async (sim, adb, before) => {
     const r = await shell(
       adb,
       sim,
       "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1",
     );
     assert.equal(r.code, 0);
-    const end = await sim.motion.until("launch-end");
-    assert.deepEqual([end.seq, end.detail], [2, "com.android.launcher3 -> com.android.settings"]);
+    const end = await nextEvent(sim, "launch-end", before);
+    assert.deepEqual([end.seq, end.detail], [
+      before + 2,
+      "com.android.launcher3 -> com.android.settings",
+    ]);
     assert.match(await dumpXml(adb, sim), /text="Network &amp; internet"/);
     assert.match(await focusLines(adb, sim), SETTINGS_FOCUS);
-  });
+  },
+);
+
+onMotionPhone("a screenshot mid-switch is half drawn: the new app above, the old screen below", {
+  launch: "held",
+}, async (sim, adb) => {
+  const before = await screenshot(adb, sim);
+  await shell(adb, sim, "am start -n com.android.settings/.Settings");
+  const during = await screenshot(adb, sim);
+  await sim.motion.release("launch");
+  const after = await screenshot(adb, sim);
+  const row = (img: typeof before, fraction: number) => {
+    const y = Math.round(img.height * fraction);
+    const bytes = img.width * 4;
+    return Array.from(img.data.subarray(y * bytes, (y + 1) * bytes) as Uint8Array).join();
+  };
+  for (const f of [0.2, 0.3, 0.45]) {
+    assert.equal(row(during, f), row(after, f), `row at ${f}: the new app`);
+  }
+  for (const f of [0.6, 0.75, 0.9]) {
+    assert.equal(row(during, f), row(before, f), `row at ${f}: the old screen`);
+  }
+  assert.notEqual(row(before, 0.3), row(after, 0.3), "the two screens differ up there");
+  assert.notEqual(row(before, 0.75), row(after, 0.75), "and down there");
 });
 
-Deno.test("a screenshot mid-switch is half drawn: the new app above, the old screen below", async () => {
-  await withPhone({ motion: { launch: "held" } }, async (sim, adb) => {
-    const before = await screenshot(adb, sim);
-    await shell(adb, sim, "am start -n com.android.settings/.Settings");
-    const during = await screenshot(adb, sim);
-    await sim.motion.release("launch");
-    const after = await screenshot(adb, sim);
-    const row = (img: typeof before, fraction: number) => {
-      const y = Math.round(img.height * fraction);
-      const bytes = img.width * 4;
-      return Array.from(img.data.subarray(y * bytes, (y + 1) * bytes) as Uint8Array).join();
-    };
-    for (const f of [0.2, 0.3, 0.45]) {
-      assert.equal(row(during, f), row(after, f), `row at ${f}: the new app`);
-    }
-    for (const f of [0.6, 0.75, 0.9]) {
-      assert.equal(row(during, f), row(before, f), `row at ${f}: the old screen`);
-    }
-    assert.notEqual(row(before, 0.3), row(after, 0.3), "the two screens differ up there");
-    assert.notEqual(row(before, 0.75), row(after, 0.75), "and down there");
-  });
-});
+onMotionPhone("Save: Saved appears after its held delay, stays while held, then goes", {
+  snackbarDelay: "held",
+  snackbar: "held",
+}, async (sim, adb, before) => {
+  await shell(
+    adb,
+    sim,
+    "am start -n com.android.notes/.NotesActivity && input text 'buy%smilk'",
+  );
+  const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
+  await shell(adb, sim, `input tap ${x} ${y}`);
+  assert.equal(sim.screen().savedNote, "buy milk");
+  assert.equal(sim.motion.snackbarPhase(), "waiting");
+  assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
 
-Deno.test("Save: Saved appears after its held delay, stays while held, then goes", async () => {
-  await withPhone(
-    { motion: { snackbarDelay: "held", snackbar: "held" } },
-    async (sim, adb) => {
-      await shell(
-        adb,
-        sim,
-        "am start -n com.android.notes/.NotesActivity && input text 'buy%smilk'",
-      );
-      const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
-      await shell(adb, sim, `input tap ${x} ${y}`);
-      assert.equal(sim.screen().savedNote, "buy milk");
-      assert.equal(sim.motion.snackbarPhase(), "waiting");
-      assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
+  await sim.motion.release("snackbarDelay");
+  const shown = await dumpXml(adb, sim);
+  assert.match(
+    shown,
+    /text="Saved" resource-id="com\.android\.notes:id\/snackbar_text" class="android\.widget\.TextView" package="com\.android\.notes"/,
+  );
+  assert.equal(sim.screen().snackbar, "Saved");
 
-      await sim.motion.release("snackbarDelay");
-      const shown = await dumpXml(adb, sim);
-      assert.match(
-        shown,
-        /text="Saved" resource-id="com\.android\.notes:id\/snackbar_text" class="android\.widget\.TextView" package="com\.android\.notes"/,
-      );
-      assert.equal(sim.screen().snackbar, "Saved");
-
-      await sim.motion.release("snackbar");
-      assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
-      assert.deepEqual(
-        sim.motion.events().map((e) => e.kind),
-        ["launch-start", "launch-end", "snackbar-shown", "snackbar-gone"],
-      );
-    },
+  await sim.motion.release("snackbar");
+  assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
+  assert.deepEqual(
+    eventsSince(sim, before).map((e) => e.kind),
+    ["launch-start", "launch-end", "snackbar-shown", "snackbar-gone"],
   );
 });
 
-Deno.test("Save with timed motion: Saved shows and goes by itself, in that order", async () => {
-  await withPhone({ motion: { snackbarDelay: 40, snackbar: 80 } }, async (sim, adb) => {
-    await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
-    const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
-    await shell(adb, sim, `input tap ${x} ${y}`);
-    const shown = await sim.motion.until("snackbar-shown");
-    const gone = await sim.motion.until("snackbar-gone");
-    assert.ok(shown.seq < gone.seq);
-    assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
-  });
+onMotionPhone("Save with timed motion: Saved shows and goes by itself, in that order", {
+  snackbarDelay: 40,
+  snackbar: 80,
+}, async (sim, adb, before) => {
+  await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
+  const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
+  await shell(adb, sim, `input tap ${x} ${y}`);
+  const shown = await nextEvent(sim, "snackbar-shown", before);
+  const gone = await nextEvent(sim, "snackbar-gone", before);
+  assert.ok(shown.seq < gone.seq);
+  assert.doesNotMatch(await dumpXml(adb, sim), /text="Saved"/);
 });
 
-Deno.test("default motion: Saved is in the very next dump and stays; switches draw at once", async () => {
-  await withPhone({}, async (sim, adb) => {
+onMotionPhone(
+  "default motion: Saved is in the very next dump and stays; switches draw at once",
+  {},
+  async (sim, adb) => {
     await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
     assert.equal(sim.screen().launching, null);
     const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
     await shell(adb, sim, `input tap ${x} ${y}`);
     assert.match(await dumpXml(adb, sim), /text="Saved"/);
     assert.match(await dumpXml(adb, sim), /text="Saved"/);
-  });
+  },
+);
+
+onMotionPhone("the keyboard: mInputShown is true only once Notes' focused field has drawn", {
+  launch: "held",
+}, async (sim, adb) => {
+  assert.equal(await inputShown(adb, sim), "false");
+  const line = await shell(adb, sim, "dumpsys input_method | grep mInputShown");
+  assert.equal(
+    line.stdout,
+    "  mShowRequested=false mShowExplicitlyRequested=false mShowForced=false mInputShown=false\n",
+  );
+  await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
+  assert.equal(await inputShown(adb, sim), "false", "not while Notes draws");
+  await sim.motion.release("launch");
+  assert.equal(await inputShown(adb, sim), "true");
+  const ime = await shell(
+    adb,
+    sim,
+    "dumpsys window windows | grep -A3 'Window{[0-9a-f]* u0 InputMethod}:'",
+  );
+  assert.match(ime.stdout, /mViewVisibility=0x0/);
+  await shell(adb, sim, "input keyevent KEYCODE_HOME");
+  await sim.motion.release("launch");
+  assert.equal(await inputShown(adb, sim), "false");
 });
 
-Deno.test("the keyboard: mInputShown is true only once Notes' focused field has drawn", async () => {
-  await withPhone({ motion: { launch: "held" } }, async (sim, adb) => {
-    assert.equal(await inputShown(adb, sim), "false");
-    const line = await shell(adb, sim, "dumpsys input_method | grep mInputShown");
-    assert.equal(
-      line.stdout,
-      "  mShowRequested=false mShowExplicitlyRequested=false mShowForced=false mInputShown=false\n",
-    );
-    await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
-    assert.equal(await inputShown(adb, sim), "false", "not while Notes draws");
-    await sim.motion.release("launch");
-    assert.equal(await inputShown(adb, sim), "true");
-    const ime = await shell(
-      adb,
-      sim,
-      "dumpsys window windows | grep -A3 'Window{[0-9a-f]* u0 InputMethod}:'",
-    );
-    assert.match(ime.stdout, /mViewVisibility=0x0/);
-    await shell(adb, sim, "input keyevent KEYCODE_HOME");
-    await sim.motion.release("launch");
-    assert.equal(await inputShown(adb, sim), "false");
-  });
-});
-
-Deno.test("Settings: tapping an item's row opens its page, back returns to the list", async () => {
-  await withPhone({}, async (sim, adb) => {
+onMotionPhone(
+  "Settings: tapping an item's row opens its page, back returns to the list",
+  {},
+  async (sim, adb) => {
     await shell(adb, sim, "am start -n com.android.settings/.Settings");
     const [x, y] = centreOf(await dumpXml(adb, sim), "Battery");
     await shell(adb, sim, `input tap ${x} ${y}`);
@@ -260,8 +310,8 @@ Deno.test("Settings: tapping an item's row opens its page, back returns to the l
     await shell(adb, sim, "input keyevent 4");
     assert.match(await dumpXml(adb, sim), /text="Network &amp; internet"/);
     assert.equal(sim.screen().name, "settings");
-  });
-});
+  },
+);
 
 Deno.test({
   name: "screen model: every Settings row names its item and opens that page",
@@ -285,21 +335,38 @@ Deno.test({
   },
 });
 
-Deno.test("the Gallery's photo makes phone_shot send a JPEG; the launcher stays PNG", async () => {
-  await using rig = await startRig({ adbServer: adbServer! });
-  const home = await rig.call("phone_shot");
-  assert.equal(home.isError, undefined);
-  assert.equal(home.content.find((c) => c.type === "image")?.mimeType, "image/png");
-  const open = await rig.call("phone_intent", { package: "com.android.gallery3d" });
-  assert.equal(open.isError, undefined, JSON.stringify(open));
-  assert.equal(rig.sim.screen().name, "gallery");
-  const photo = await rig.call("phone_shot");
-  const image = photo.content.find((c) => c.type === "image");
-  assert.equal(image?.mimeType, "image/jpeg");
-  // A real JPEG: SOI marker first.
-  const bytes = Uint8Array.fromBase64(image?.data ?? "");
-  assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
-});
+// phone-eye's choice of format is its logic, not its process's: checked in process (the real SDK
+// client and server, the real adb runner) on the file's phone.
+onMotionPhone(
+  "the Gallery's photo makes phone_shot send a JPEG; the launcher stays PNG",
+  {},
+  async (sim, adb) => {
+    const device = createDevice({
+      run: createAdbRunner("adb", adb.env),
+      serial: sim.serial,
+      timeoutMs: DEFAULT_ADB_TIMEOUT_MS,
+    });
+    const mcp = await connectInProcess({ device });
+    try {
+      const call = (name: string, args: Record<string, unknown> = {}) =>
+        mcp.client.callTool({ name, arguments: args }) as Promise<ToolResult>;
+      const home = await call("phone_shot");
+      assert.equal(home.isError, undefined);
+      assert.equal(home.content.find((c) => c.type === "image")?.mimeType, "image/png");
+      const open = await call("phone_intent", { package: "com.android.gallery3d" });
+      assert.equal(open.isError, undefined, JSON.stringify(open));
+      assert.equal(sim.screen().name, "gallery");
+      const photo = await call("phone_shot");
+      const image = photo.content.find((c) => c.type === "image");
+      assert.equal(image?.mimeType, "image/jpeg");
+      // A real JPEG: SOI marker first.
+      const bytes = Uint8Array.fromBase64(image?.data ?? "");
+      assert.deepEqual([...bytes.subarray(0, 3)], [0xff, 0xd8, 0xff]);
+    } finally {
+      await mcp.close();
+    }
+  },
+);
 
 /** Motion on a fake host whose timers fire when the test says: steps, not the clock. */
 function motionRig(settings: Partial<MotionSettings>) {
@@ -404,4 +471,14 @@ Deno.test({
     await assert.rejects(never, /sim closed before launch-end #2/);
     assert.equal(await r.motion.release("snackbar"), false);
   },
+});
+
+Deno.test("one phone through real adb, its motion set per step (a step per check)", async (t) => {
+  await using rig = await startRig({ phones: [{}], phoneEye: false, adbServer: adbServer! });
+  for (const [name, motion, check] of onPhone) {
+    await t.step(name, async () => {
+      await resetPhone(rig.sim, motion);
+      await check(rig.sim, rig.adb, rig.sim.motion.events().length);
+    });
+  }
 });
