@@ -13,7 +13,7 @@ import {
 import { ENV_VARS, HTTP_ENV_VARS } from "../lib/env_vars.ts";
 import { ENV_HELP, envUsage, USAGE } from "../lib/help.ts";
 import { NAMED_KEYS, resolveKey } from "../lib/keys.ts";
-import { denoDir } from "./helpers/phone_eye.ts";
+import { denoEnv } from "./helpers/phone_eye.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
 
@@ -191,11 +191,7 @@ Deno.test("deno task start with a wrong flag answers in phone-eye's words, exit 
     args: ["task", "start", "--bogus"],
     cwd: new URL("..", import.meta.url),
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      DENO_DIR: await denoDir(),
-      NO_COLOR: "1",
-    },
+    env: await denoEnv(),
     stdin: "null",
   }).output();
   const lines = new TextDecoder().decode(stderr).trimEnd().split("\n");

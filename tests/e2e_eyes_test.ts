@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
-import { textOf } from "./helpers/in_process.ts";
+import { lookSection as section, textOf } from "./helpers/in_process.ts";
 import {
   adbServerPerClient,
   closing,
@@ -109,14 +109,6 @@ async function deviceLeftovers(sim: SimPhone): Promise<string[]> {
     }
   }
   return found;
-}
-
-function section(text: string, name: string): string {
-  const start = text.indexOf(`[${name}]\n`);
-  assert.ok(start >= 0, `no [${name}] in:\n${text}`);
-  const rest = text.slice(start + name.length + 3);
-  const end = rest.search(/\n\n\[[a-z-]+\]\n/);
-  return end < 0 ? rest : rest.slice(0, end);
 }
 
 const UI_LINE = /^.+ @ \[\d+,\d+\]\[\d+,\d+\]$/;

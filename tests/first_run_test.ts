@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import denoJson from "../deno.json" with { type: "json" };
 import { TERMINAL_HINT } from "../lib/config.ts";
-import { denoDir } from "./helpers/phone_eye.ts";
+import { denoDir, denoEnv } from "./helpers/phone_eye.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
@@ -76,11 +76,7 @@ Deno.test("an MCP client's pipe on stdin gets no terminal hint", async () => {
     args: denoJson.tasks.start.split(" ").slice(1),
     cwd: ROOT,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      DENO_DIR: await denoDir(),
-      NO_COLOR: "1",
-    },
+    env: await denoEnv(),
     // Closed at once: the server reads the end of its input and exits.
     stdin: "null",
   }).output();

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { decode as jpegDecode } from "jpeg-js";
 import type { AdbClient } from "./adb_clients.ts";
 import type { AdbHarness } from "./adb_harness.ts";
-import { textOf } from "./in_process.ts";
+import { lookSection as section, textOf } from "./in_process.ts";
 import { closing, type Rig, startRig, type ToolResult } from "./rig.ts";
 import { startOpenAiServer } from "../fixtures/openai_server.ts";
 import { decodePng } from "../fixtures/images/pipeline.ts";
@@ -41,14 +41,6 @@ function brightness(img: RgbaImage, from: number, to: number): number {
     }
   }
   return sum / n;
-}
-
-function section(text: string, name: string): string {
-  const start = text.indexOf(`[${name}]\n`);
-  assert.ok(start >= 0, `no [${name}] in:\n${text}`);
-  const rest = text.slice(start + name.length + 3);
-  const end = rest.search(/\n\n\[[a-z-]+\]\n/);
-  return end < 0 ? rest : rest.slice(0, end);
 }
 
 /** A tool call's verdict, text and whole result. */

@@ -71,3 +71,12 @@ export function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
   return content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
 }
+
+/** One section of phone_look's text ("[vision]", "[ui-tree]", …), without its header. */
+export function lookSection(text: string, name: string): string {
+  const start = text.indexOf(`[${name}]\n`);
+  if (start < 0) throw new Error(`no [${name}] in:\n${text}`);
+  const rest = text.slice(start + name.length + 3);
+  const end = rest.search(/\n\n\[[a-z-]+\]\n/);
+  return end < 0 ? rest : rest.slice(0, end);
+}

@@ -73,6 +73,15 @@ export async function denoDir(): Promise<string> {
   return JSON.parse(new TextDecoder().decode(stdout)).denoDir;
 }
 
+/** The whole environment a deno child of the tests starts from (with clearEnv): PATH, the cache. */
+export async function denoEnv(): Promise<Record<string, string>> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    DENO_DIR: await denoDir(),
+    NO_COLOR: "1",
+  };
+}
+
 export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeProcess> {
   const flags = options.flags ?? await testPermissionFlags(options.shotsDir);
   const transport = new DenoStdioClientTransport({
@@ -86,9 +95,7 @@ export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeP
       ...(options.args ?? []),
     ],
     env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      DENO_DIR: await denoDir(),
-      NO_COLOR: "1",
+      ...await denoEnv(),
       ...options.env,
     },
     cwd: ROOT,

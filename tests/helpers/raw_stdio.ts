@@ -8,7 +8,7 @@
 //   const reply = await eye.until((m) => m.id === 1);
 
 import { lineSplitter } from "./deno_stdio_transport.ts";
-import { denoDir, testPermissionFlags } from "./phone_eye.ts";
+import { denoEnv, testPermissionFlags } from "./phone_eye.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -51,9 +51,7 @@ export async function startRawPhoneEye(options: RawPhoneEyeOptions): Promise<Raw
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", ...await testPermissionFlags(), `${ROOT}main.ts`],
     env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      DENO_DIR: await denoDir(),
-      NO_COLOR: "1",
+      ...await denoEnv(),
       ...options.env,
     },
     clearEnv: true,
