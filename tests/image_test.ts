@@ -19,7 +19,6 @@ import { downscale, frameOf } from "../lib/image/row_reducer.ts";
 import {
   ABSOLUTE_MAX_EDGE,
   AGENT_MAX_EDGE,
-  type AgentImage,
   agentSizing,
   DEFAULT_MAX_BASE64_BYTES,
   fitFor,
@@ -45,6 +44,7 @@ import {
   syntheticScreen,
   uniformScreen,
 } from "./fixtures/images/synthetic_screen.ts";
+import { assertScaleMaps } from "./helpers/scale_maps.ts";
 
 function pure(name: string, fn: () => void | Promise<void>): void {
   Deno.test({ name, permissions: "none", fn });
@@ -408,15 +408,6 @@ pure("downscale refuses to enlarge", () => {
 });
 
 // --- prepareForAgent / prepareForVision ------------------------------------------------------
-
-function assertScaleMaps(
-  name: string,
-  a: Pick<AgentImage, "width" | "height" | "scale" | "sourceWidth" | "sourceHeight">,
-): void {
-  // Mapping the image's far edge back must land within one image pixel of the device's edge.
-  assert.ok(Math.abs(a.width * a.scale - a.sourceWidth) <= a.scale / 2 + 1e-9, `${name} width`);
-  assert.ok(Math.abs(a.height * a.scale - a.sourceHeight) <= a.scale / 2 + 1e-9, `${name} height`);
-}
 
 /** One colour, for tests whose claim is a size or a sentence: it encodes at once, as a small PNG. */
 const oneColour = (width: number, height: number) => uniformScreen(width, height, [250, 250, 250]);

@@ -16,7 +16,6 @@ import { ImageError } from "../../lib/image/frame.ts";
 import { readPngStream } from "../../lib/image/png_decode.ts";
 import { frameOf } from "../../lib/image/row_reducer.ts";
 import {
-  type AgentImage,
   agentSizing,
   DEFAULT_MAX_BASE64_BYTES,
   fitFor,
@@ -28,18 +27,10 @@ import {
   syntheticScreen,
   uniformScreen,
 } from "../fixtures/images/synthetic_screen.ts";
+import { assertScaleMaps } from "../helpers/scale_maps.ts";
 
 function pure(name: string, fn: () => void | Promise<void>): void {
   Deno.test({ name, permissions: "none", fn });
-}
-
-function assertScaleMaps(
-  name: string,
-  a: Pick<AgentImage, "width" | "height" | "scale" | "sourceWidth" | "sourceHeight">,
-): void {
-  // Mapping the image's far edge back must land within one image pixel of the device's edge.
-  assert.ok(Math.abs(a.width * a.scale - a.sourceWidth) <= a.scale / 2 + 1e-9, `${name} width`);
-  assert.ok(Math.abs(a.height * a.scale - a.sourceHeight) <= a.scale / 2 + 1e-9, `${name} height`);
 }
 
 pure(
