@@ -5,8 +5,8 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevice } from "./lib/adb/device.ts";
 import { createAdbRunner } from "./lib/adb/runner.ts";
 import { createLimiter, HOST_SLOTS } from "./lib/adb/queue.ts";
-import { createPhones } from "./lib/phones.ts";
-import { realClock } from "./lib/clock.ts";
+import { createPhones } from "./lib/adb/phones.ts";
+import { realClock } from "./lib/core/clock.ts";
 import {
   type Config,
   ConfigError,
@@ -15,13 +15,13 @@ import {
   parseCommandLine,
   TERMINAL_HINT,
   VERSION,
-} from "./lib/config.ts";
-import { planNetNarrowing, visionHost, visionPort } from "./lib/sandbox.ts";
-import { BUILD } from "./lib/build_info.ts";
-import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/server.ts";
-import { StdioWire } from "./lib/stdio_wire.ts";
-import { createGarbageCollector } from "./lib/memory.ts";
-import { createShotSaver } from "./lib/shots.ts";
+} from "./lib/config/config.ts";
+import { planNetNarrowing, visionHost, visionPort } from "./lib/app/sandbox.ts";
+import { BUILD } from "./lib/app/build_info.ts";
+import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/mcp/server.ts";
+import { StdioWire } from "./lib/mcp/stdio_wire.ts";
+import { createGarbageCollector } from "./lib/core/memory.ts";
+import { createShotSaver } from "./lib/screen/shots.ts";
 import { createVision } from "./lib/vision/vision.ts";
 import {
   bindHostname,
@@ -29,7 +29,7 @@ import {
   type HttpSettings,
   loadHttpSettings,
   mcpUrl,
-} from "./lib/http/settings.ts";
+} from "./lib/mcp/http_settings.ts";
 
 const encoder = new TextEncoder();
 const writeErr = (text: string) => Deno.stderr.writeSync(encoder.encode(`${text}\n`));
@@ -112,7 +112,7 @@ function serve(config: Config): void {
   // Answers every line that is not a JSON-RPC message, and survives one that is too long.
   const wire = new StdioWire(Deno.stdin, Deno.stdout, {
     afterSend(message) {
-      // A screenshot's garbage, collected once its answer has been written (lib/memory.ts).
+      // A screenshot's garbage, collected once its answer has been written (lib/core/memory.ts).
       memory.afterSend();
       // The eyes, loaded once the client has its tool list, so the first look is not slower.
       preload(message);
@@ -162,7 +162,7 @@ async function serveHttp(config: Config, http: HttpSettings): Promise<number> {
   }
   const { deps, memory, logError } = toolDeps(config);
   // Loaded here, not at start-up: stdio never needs the HTTP face.
-  const { createHttpHandler } = await import("./lib/http/serve.ts");
+  const { createHttpHandler } = await import("./lib/mcp/http_serve.ts");
   let preloaded = false;
   const handler = createHttpHandler({
     settings: http,
@@ -210,7 +210,7 @@ async function serveHttp(config: Config, http: HttpSettings): Promise<number> {
 async function doctor(config: Config): Promise<number> {
   const { phones, vision } = world(config);
   // Loaded here, not at start-up: the doctor pulls in the image encoder for its vision probe.
-  const { formatChecks, runDoctor } = await import("./lib/doctor.ts");
+  const { formatChecks, runDoctor } = await import("./lib/app/doctor.ts");
   const checks = await runDoctor({
     config,
     phones,
@@ -231,7 +231,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     const parsed = await parseCommandLine(argv);
     command = parsed.command;
     // The help text is loaded for --help only: serving reads names, never their documentation.
-    if (command === "help") return writeOut((await import("./lib/help.ts")).USAGE), 0;
+    if (command === "help") return writeOut((await import("./lib/app/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
     // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
     config = loadConfig(readEnv, parsed.serial, {

@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { denoDir, startFlags, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
-import { REALISTIC_MOTION, type SimPhone, startSimPhone } from "../tests/sim/sim_phone.ts";
+import { REALISTIC_MOTION, type SimPhone, startSimPhone } from "../sim/sim_phone.ts";
 import { defaultPeerDir, preparePeer } from "./peer_bench.ts";
 import { median } from "./stats.ts";
 import { startStdioServer, type StdioServer, type StdioServerCommand } from "./stdio_server.ts";

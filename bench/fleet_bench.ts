@@ -13,7 +13,7 @@
 // deno-lint-ignore-file no-console -- a bench script: the terminal is its only output
 import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/client";
-import { ENV_VARS } from "../lib/env_vars.ts";
+import { ENV_VARS } from "../lib/config/env_vars.ts";
 import { startHttpEye } from "../tests/helpers/http_eye.ts";
 import { startRig } from "../tests/helpers/rig.ts";
 

@@ -3,7 +3,7 @@
 // `deno bench -P=test --no-prompt bench/fusion_bench.ts` for the table with ratios;
 // `deno run -P=test --no-prompt bench/fusion_bench.ts` prints medians (deno bench shows none).
 
-import { extractPoints } from "../lib/fusion.ts";
+import { extractPoints } from "../lib/look/fusion.ts";
 import { adversarialAnswers, extractPointsByRegex } from "../tests/fixtures/coordinate_answers.ts";
 
 const SCREEN = { width: 1080, height: 2400 };

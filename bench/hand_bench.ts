@@ -21,7 +21,7 @@ import {
   startPhoneEye,
   testPermissionFlags,
 } from "../tests/helpers/phone_eye.ts";
-import { startSimPhone } from "../tests/sim/sim_phone.ts";
+import { startSimPhone } from "../sim/sim_phone.ts";
 import { median, time } from "./stats.ts";
 import { startStdioServer, type StdioServerCommand } from "./stdio_server.ts";
 

@@ -12,7 +12,7 @@ import {
   prepareForAgent,
   prepareForVision,
 } from "../tests/fixtures/images/pipeline.ts";
-import { ihdrBody, writeFilteredPng, writePngChunks } from "../tests/fixtures/images/png_writer.ts";
+import { ihdrBody, writeFilteredPng, writePngChunks } from "../sim/png_writer.ts";
 import {
   darkScreenWithText,
   syntheticScreen,

@@ -17,11 +17,11 @@ const steps: Array<[string, () => Promise<unknown>]> = [
   ["@modelcontextprotocol/server/stdio", () => import("@modelcontextprotocol/server/stdio")],
   ["lib/adb (device, runner, commands, errors)", () => import("../lib/adb/device.ts")],
   // The verbs' definitions: zod schemas, handlers, adb commands; the eyes load on first use.
-  ["lib/server.ts and the tool definitions", () => import("../lib/server.ts")],
-  ["lib/config.ts, sandbox.ts, vision seam", () =>
+  ["lib/mcp/server.ts and the tool definitions", () => import("../lib/mcp/server.ts")],
+  ["lib/config/config.ts, sandbox.ts, vision seam", () =>
     Promise.all([
-      import("../lib/config.ts"),
-      import("../lib/sandbox.ts"),
+      import("../lib/config/config.ts"),
+      import("../lib/app/sandbox.ts"),
       import("../lib/vision/vision.ts"),
     ])],
   ["main.ts (the rest: doctor and vision stay unloaded)", () => import("../main.ts")],
@@ -34,9 +34,9 @@ for (const [name, load] of steps) {
 }
 // Building the server: createServer registers the eight zod definitions with the SDK (their
 // JSON Schema is made when tools/list asks, not here).
-const { createServer } = await import("../lib/server.ts");
-const { createGarbageCollector } = await import("../lib/memory.ts");
-const { realClock } = await import("../lib/clock.ts");
+const { createServer } = await import("../lib/mcp/server.ts");
+const { createGarbageCollector } = await import("../lib/core/memory.ts");
+const { realClock } = await import("../lib/core/clock.ts");
 const { createVision } = await import("../lib/vision/vision.ts");
 createServer({
   phones: {} as never,

@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "../tests/helpers/phone_eye.ts";
 import { startOpenAiServer } from "../tests/fixtures/openai_server.ts";
-import { startSimPhone } from "../tests/sim/sim_phone.ts";
+import { startSimPhone } from "../sim/sim_phone.ts";
 import { encodeFrame, toBase64 } from "../lib/image/encode.ts";
 import { readPngStream } from "../lib/image/png_decode.ts";
 import { readRawScreencap } from "../lib/image/raw_screencap.ts";

@@ -18,7 +18,7 @@ import { cpus } from "node:os";
 import { parseArgs } from "node:util";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { denoDir, startFlags, testPermissionFlags } from "../tests/helpers/phone_eye.ts";
-import { startSimPhone } from "../tests/sim/sim_phone.ts";
+import { startSimPhone } from "../sim/sim_phone.ts";
 import { median, time } from "./stats.ts";
 import {
   rssMiB,

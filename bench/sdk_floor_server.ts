@@ -5,7 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
-import { StdioWire } from "../lib/stdio_wire.ts";
+import { StdioWire } from "../lib/mcp/stdio_wire.ts";
 
 serveStdio(() => {
   const server = new McpServer({ name: "sdk-floor", version: "0" });

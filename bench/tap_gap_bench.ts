@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import { startAdbHarness } from "../tests/helpers/adb_harness.ts";
 import { startPhoneEye } from "../tests/helpers/phone_eye.ts";
-import { startSimPhone } from "../tests/sim/sim_phone.ts";
+import { startSimPhone } from "../sim/sim_phone.ts";
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

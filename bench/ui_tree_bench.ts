@@ -2,8 +2,8 @@
 // `deno bench -P=test --no-prompt bench/ui_tree_bench.ts` for the table;
 // `deno run -P=test --no-prompt bench/ui_tree_bench.ts` prints medians (deno bench shows none).
 
-import { extractPoints } from "../lib/fusion.ts";
-import { extractDump, parseUiTree, summarizeUiTree } from "../lib/ui_tree.ts";
+import { extractPoints } from "../lib/look/fusion.ts";
+import { extractDump, parseUiTree, summarizeUiTree } from "../lib/screen/ui_tree.ts";
 import { makeDump } from "../tests/fixtures/ui/big_dump.ts";
 
 const typical = makeDump(100 * 1024);

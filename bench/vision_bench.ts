@@ -1,7 +1,7 @@
 // What phone-eye itself adds to a vision call, against local servers that answer at once:
 // data-URL encoding of a phone-sized screenshot, the direct route, and the MCP route with and without session reuse.
 import { encode as encodePng } from "fast-png";
-import type { VisionConfig } from "../lib/config.ts";
+import type { VisionConfig } from "../lib/config/config.ts";
 import { imageDataUrl, type VisionImage } from "../lib/vision/route.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "../tests/fixtures/mcp_vision_server.ts";

@@ -8,7 +8,7 @@
 
 import process from "node:process";
 import { parseArgs } from "node:util";
-import type { VisionConfig } from "../lib/config.ts";
+import type { VisionConfig } from "../lib/config/config.ts";
 import { createVision } from "../lib/vision/vision.ts";
 import { startMcpVisionServer } from "../tests/fixtures/mcp_vision_server.ts";
 import { type FloodSpec, startOpenAiServer } from "../tests/fixtures/openai_server.ts";

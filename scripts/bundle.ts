@@ -11,8 +11,8 @@ import {
   DEFAULT_MODEL,
   DEFAULT_VISION_TIMEOUT_MS,
   DEFAULT_VISION_TOOL,
-} from "../lib/config.ts";
-import { ADB_ENV_VARS } from "../lib/env_vars.ts";
+} from "../lib/config/config.ts";
+import { ADB_ENV_VARS } from "../lib/config/env_vars.ts";
 import { grantReason } from "./env_grants.ts";
 import { compilePermissionSetName, readPermissionSet } from "./permissions.ts";
 import { TOOLS } from "../lib/tools/index.ts";
@@ -35,7 +35,7 @@ The task may read and write only under dist/.`;
 
 // The two validators run through npx, never from Deno: Deno downloads every npm package its
 // lockfile lists whenever it starts a program (denoland/deno#21261), so a validator in deno.lock
-// would be fetched by `deno task start` too. CI and tests/bundle_test.ts append a path to these.
+// would be fetched by `deno task start` too. CI and tests/long/bundle_test.ts append a path to these.
 
 /** The MCPB CLI (2.1.2 knows manifest versions 0.1 to 0.4) validating a manifest.json. */
 export const MCPB_VALIDATE = "npx -y @anthropic-ai/mcpb@2.1.2 validate";

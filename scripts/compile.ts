@@ -45,8 +45,8 @@ export interface CompilePlan {
   output: string;
   /**
    * Files to write before compiling, paths relative to the project root: an import map that
-   * points lib/build_source.ts at a module naming what this build bakes, and that module. The binary
-   * reads it (lib/build_info.ts), so `phone-eye --doctor` checks the grants it really has.
+   * points lib/app/build_source.ts at a module naming what this build bakes, and that module. The binary
+   * reads it (lib/app/build_info.ts), so `phone-eye --doctor` checks the grants it really has.
    */
   files: Array<{ path: string; text: string }>;
 }
@@ -100,12 +100,12 @@ export function planCompile(
 }
 
 /** The module the binary reads its build facts from; from source it says "source". */
-const BUILD_SOURCE = "lib/build_source.ts";
+const BUILD_SOURCE = "lib/app/build_source.ts";
 
 /**
  * The import map and build-info module for one binary, in a hidden folder beside it (so the
  * release's `dist/*` never picks them up). The map is deno.json's "imports" plus one entry that
- * remaps lib/build_source.ts to the generated module, keyed by its path relative to the map (a
+ * remaps lib/app/build_source.ts to the generated module, keyed by its path relative to the map (a
  * relative key resolves against the map's own URL); `--import-map` replaces deno.json's imports
  * rather than adding to them, so they are copied. `root` is the project root, needed only when
  * `output` is absolute.

@@ -1,9 +1,9 @@
 // Why deno.json's production set grants each environment variable, name by name: the lines
 // `deno task compile` prints for the baked env grant, and the bundle's variable descriptions.
 
-import type { AdbEnvVar, EnvVar } from "../lib/env_vars.ts";
+import type { AdbEnvVar, EnvVar } from "../lib/config/env_vars.ts";
 
-/** Why phone-eye may read each of its own settings (lib/help.ts says what each sets). */
+/** Why phone-eye may read each of its own settings (lib/app/help.ts says what each sets). */
 const SETTINGS: { readonly [name in EnvVar]: string } = {
   ANDROID_SERIAL: "picks the one phone this process drives (same as --serial)",
   PHONE_EYE_DEVICES:
@@ -24,7 +24,7 @@ const SETTINGS: { readonly [name in EnvVar]: string } = {
   PHONE_EYE_HTTP_ORIGINS: "the web origins --http serving lets in (granted by the http set only)",
 };
 
-/** What adb does with each variable phone-eye passes on to it (lib/env_vars.ts says where from). */
+/** What adb does with each variable phone-eye passes on to it (lib/config/env_vars.ts says where from). */
 const PASSED_TO_ADB: { readonly [name in AdbEnvVar]: string } = {
   PATH: "the search path adb and the programs it starts use",
   HOME: "where adb keeps its key pair (~/.android/adbkey)",

@@ -197,7 +197,7 @@ export function checkProductionSet(set: PermissionSet): string[] {
   for (const name of list(set.env)) {
     if (grantReason(name) === undefined) {
       problems.push(
-        `env: grants ${name}, which no documented setting uses; drop it, or add its name to lib/env_vars.ts and its reason to scripts/env_grants.ts`,
+        `env: grants ${name}, which no documented setting uses; drop it, or add its name to lib/config/env_vars.ts and its reason to scripts/env_grants.ts`,
       );
     }
   }

@@ -18,10 +18,10 @@ import {
   shellScript,
   syntax,
 } from "./commands.ts";
-import { characterName } from "../characters.ts";
+import { characterName } from "../core/characters.ts";
 import type { Device } from "./device.ts";
 import { AdbError } from "./errors.ts";
-import { excerpt } from "../text.ts";
+import { excerpt } from "../core/text.ts";
 
 export const ADB_KEYBOARD_ID = "com.android.adbkeyboard/.AdbIME";
 const ADB_KEYBOARD_PACKAGE = "com.android.adbkeyboard";

@@ -3,7 +3,7 @@
 
 import { AdbError, type AttachedDevice, withAttached } from "./errors.ts";
 import type { RunAdb } from "./runner.ts";
-import { excerpt } from "../text.ts";
+import { excerpt } from "../core/text.ts";
 
 /**
  * Reads `adb devices`: a header line ("List of devices attached"), then one "serial<TAB>state"

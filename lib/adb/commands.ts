@@ -4,7 +4,7 @@
 // Sources cited below are pinned: adb at tag platform-tools-29.0.6 (system/core 589da1a0, the adb
 // Debian ships), Android's shell tools at the frameworks/base and development commits linked.
 
-import { characterName, scanCharacters } from "../characters.ts";
+import { characterName, scanCharacters } from "../core/characters.ts";
 import type { OutputKind } from "./runner.ts";
 
 /**

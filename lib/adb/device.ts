@@ -3,8 +3,8 @@
 
 import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.ts";
 import { parseWmSize } from "./output.ts";
-import { excerpt } from "../text.ts";
-import type { Size, UiElement } from "../ui_tree.ts";
+import { excerpt } from "../core/text.ts";
+import type { Size, UiElement } from "../screen/ui_tree.ts";
 import {
   type AdbCallContext,
   AdbError,
@@ -103,7 +103,7 @@ export interface DeviceOptions {
   hostSlots?: Limiter;
   /**
    * Whether phone-eye may run `adb connect` for this serial to revive a dropped Wi-Fi link (default
-   * true). False for a serial an agent named under PHONE_EYE_DEVICES=* (lib/phones.ts): an agent
+   * true). False for a serial an agent named under PHONE_EYE_DEVICES=* (lib/adb/phones.ts): an agent
    * must never make phone-eye connect to an address the user did not list.
    */
   connects?: boolean;

@@ -4,8 +4,8 @@
 // adb's texts are cited at tag platform-tools-29.0.6 (system/core 589da1a0), the adb Debian ships;
 // ANDROID.md ("The adb client") records how adb 34+ differs.
 
-import { AgentError } from "../errors.ts";
-import { excerpt } from "../text.ts";
+import { AgentError } from "../core/errors.ts";
+import { excerpt } from "../core/text.ts";
 import type { AdbOutcome } from "./runner.ts";
 
 export type AdbErrorCode =
@@ -194,7 +194,7 @@ function unauthorizedParts(ctx: { serial: string | undefined }) {
  * adb's own error texts, in the order they are checked. adb 29 prints each as "error: <text>" on
  * stderr and exits 1 (adb 34 as "adb: <text>" for `adb shell`, "error: <text>" for exec-out and
  * "closed", and says "more than one device with serial X" when -s matches two devices; both print
- * the unauthorized text on four lines: ANDROID.md, "The adb client", and tests/adb_errors_test.ts) (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
+ * the unauthorized text on four lines: ANDROID.md, "The adb client", and tests/adb/errors_test.ts) (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
  * - "more than one device/emulator", "device 'X' not found", "no devices/emulators found",
  *   "device still connecting", "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is …",
  *   "device offline": acquire_one_transport,

@@ -1,8 +1,8 @@
 // The one place that spawns adb: stdin closed, an allowlisted environment, output read up to a cap,
 // and a deadline that holds. It reports what happened and leaves the meaning to errors.ts.
 
-import { releaseBytes } from "../bytes.ts";
-import { ADB_ENV_NAMES } from "../env_vars.ts";
+import { releaseBytes } from "../core/bytes.ts";
+import { ADB_ENV_NAMES } from "../config/env_vars.ts";
 
 const MiB = 1024 * 1024;
 
@@ -56,7 +56,7 @@ export interface AdbRunLimits {
 export type RunAdb = (args: readonly string[], limits: AdbRunLimits) => Promise<AdbOutcome>;
 
 /**
- * The environment adb runs with: the variables of ADB_ENV_NAMES (lib/env_vars.ts) that are set,
+ * The environment adb runs with: the variables of ADB_ENV_NAMES (lib/config/env_vars.ts) that are set,
  * and nothing else. adb starts a server that outlives the call (a daemon, fork-server), and
  * whatever environment the first call had stays readable in its /proc/<pid>/environ for as long
  * as it runs: the vision API key must not be in it. A name this build may not read counts as

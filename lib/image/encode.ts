@@ -2,7 +2,7 @@
 // PNG is no bigger, else JPEG; quality, then size, stepped down until the base64 fits the budget.
 import { encode as jpegJsEncode } from "jpeg-js";
 import { deflateSync } from "node:zlib";
-import { concatBytes, releaseBytes } from "../bytes.ts";
+import { concatBytes, releaseBytes } from "../core/bytes.ts";
 import { type Frame, ImageError, type RgbaImage } from "./frame.ts";
 import { IDAT, IEND, IHDR, PNG_SIGNATURE, pngChunk } from "./png_chunks.ts";
 import { downscale } from "./row_reducer.ts";

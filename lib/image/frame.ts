@@ -1,6 +1,6 @@
 // What the image pipeline hands around: RGBA pixels, a decoded Frame with its blankness, the fit a
 // decode reduces to, and the one error type with the size bounds every decoder checks first.
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../core/errors.ts";
 
 /** 8-bit RGBA, row-major, 4 bytes per pixel, no row padding. */
 export interface RgbaImage {

@@ -1,6 +1,6 @@
 // The one PNG decoder: image data inflated as a stream, each row unfiltered and handed to the row
 // reducer as soon as it is whole. Layouts screencap never writes go through png_other_layouts.ts.
-import { releaseChunk } from "../bytes.ts";
+import { releaseChunk } from "../core/bytes.ts";
 import { type Fit, type Frame, ImageError } from "./frame.ts";
 import { checkPngBeforeDecoding, checkPngStream } from "./png_chunks.ts";
 import { readOtherLayout } from "./png_other_layouts.ts";

@@ -1,17 +1,18 @@
 // What the acting verbs share: the `settle` and `element` arguments, and the [changed] section added
-// once the screen settled. Cheap at start-up: the work (lib/settle.ts) loads on first use.
+// once the screen settled. Cheap at start-up: the work (lib/screen/settle.ts) loads on first use.
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ScreenReading } from "../adb/device.ts";
-import { scanCharacters } from "../characters.ts";
+import { scanCharacters } from "../core/characters.ts";
 import { type PhoneDeps, textResult, type ToolCall } from "./tool.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
 export const SETTLE_BUDGET_S = 3;
 
 /** Reading the screen around an action; loaded on the first action that settles or names an element. */
-export const loadSettle = (): Promise<typeof import("../settle.ts")> => import("../settle.ts");
+export const loadSettle = (): Promise<typeof import("../screen/settle.ts")> =>
+  import("../screen/settle.ts");
 
 export const settleField = z.boolean().default(true).describe(
   `true (default): after acting, wait up to ${SETTLE_BUDGET_S} s for the screen to settle and add a [changed] section (app before → after, keyboard, elements that appeared + or disappeared -); false: answer at once, with no extra adb call`,

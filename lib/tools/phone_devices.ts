@@ -3,8 +3,8 @@
 
 import { z } from "zod";
 import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../adb/phone_facts.ts";
-import type { Phones } from "../phones.ts";
-import { excerpt } from "../text.ts";
+import type { Phones } from "../adb/phones.ts";
+import { excerpt } from "../core/text.ts";
 import { agentMessage, defineServerTool, LOOKS_ONLY, textResult } from "./tool.ts";
 
 /** Where the set of phones comes from, for the headline. */

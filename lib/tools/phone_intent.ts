@@ -11,7 +11,7 @@ import {
   VIEW_ACTION,
 } from "../adb/commands.ts";
 import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../adb/output.ts";
-import { closestPackages } from "../near_names.ts";
+import { closestPackages } from "../core/near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";

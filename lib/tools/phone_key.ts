@@ -3,9 +3,9 @@
 
 import { z } from "zod";
 import { keyeventCommand } from "../adb/commands.ts";
-import { characterName, scanCharacters } from "../characters.ts";
+import { characterName, scanCharacters } from "../core/characters.ts";
 import { runInput } from "../adb/input.ts";
-import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../keys.ts";
+import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../adb/keys.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
 

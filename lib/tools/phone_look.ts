@@ -1,8 +1,8 @@
 // phone_look: a vision model's reading of the screen fused with the UI tree's exact bounds, after
-// an optional wait for an element. Static and cheap; the work (lib/look.ts) loads on the first look.
+// an optional wait for an element. Static and cheap; the work (lib/look/look.ts) loads on the first look.
 
 import { z } from "zod";
-import { characterName, scanCharacters } from "../characters.ts";
+import { characterName, scanCharacters } from "../core/characters.ts";
 import { elementName } from "./acting.ts";
 import { defineTool, deviceArg, LOOKS_ONLY, ToolInputError } from "./tool.ts";
 
@@ -30,8 +30,8 @@ export function visionQuestion(question: string | undefined): string | undefined
  * The look's work: the capture, the codecs and the tree parser. Not loaded at start-up, so
  * tools/list never waits for it; the server preloads it once tools/list has been answered.
  */
-const loadLook = () => import("../look.ts");
-const loadWait = () => import("../look_wait.ts");
+const loadLook = () => import("../look/look.ts");
+const loadWait = () => import("../look/look_wait.ts");
 
 /** A wait's timeout when none is given, and the most one may be. */
 export const WAIT_DEFAULT_MS = 10_000;

@@ -9,7 +9,11 @@ import { defineTool, deviceArg, LOOKS_ONLY } from "./tool.ts";
  * server preloads them once tools/list has been answered.
  */
 const loadCapture = () =>
-  Promise.all([import("../screen.ts"), import("../image/encode.ts"), import("../image/sizing.ts")]);
+  Promise.all([
+    import("../screen/screen.ts"),
+    import("../image/encode.ts"),
+    import("../image/sizing.ts"),
+  ]);
 
 export const phoneShot = defineTool({
   name: "phone_shot",

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { typedTextProblem, typeTextCommand } from "../adb/commands.ts";
-import { scanCharacters } from "../characters.ts";
+import { scanCharacters } from "../core/characters.ts";
 import { noKeyboardMessage, typeWithAdbKeyboard } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
 import { tapCommand } from "../adb/commands.ts";

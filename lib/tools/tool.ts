@@ -11,12 +11,12 @@ import type {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Device } from "../adb/device.ts";
-import { SERIAL_MAX_LENGTH, SERIAL_PATTERN } from "../adb/serial.ts";
-import type { Clock } from "../clock.ts";
-import { AgentError } from "../errors.ts";
-import type { MemoryHandle } from "../memory.ts";
-import type { Session } from "../session.ts";
-import type { Phones } from "../phones.ts";
+import { SERIAL_MAX_LENGTH, SERIAL_PATTERN } from "../config/serial.ts";
+import type { Clock } from "../core/clock.ts";
+import { AgentError } from "../core/errors.ts";
+import type { MemoryHandle } from "../core/memory.ts";
+import type { Session } from "../core/session.ts";
+import type { Phones } from "../adb/phones.ts";
 import type { Vision } from "../vision/route.ts";
 
 /**
@@ -34,11 +34,11 @@ export interface ToolDeps {
   saveShot: ((png: Uint8Array) => Promise<string>) | undefined;
   /** How long phone_look may run before it answers with what has arrived (config.ts). */
   lookBudgetMs: number;
-  /** What the look's budget, progress heartbeat and retries wait on (lib/clock.ts). */
+  /** What the look's budget, progress heartbeat and retries wait on (lib/core/clock.ts). */
   clock: Clock;
   /**
    * Where a verb says it left garbage worth collecting (a screenshot leaves megabytes of buffers
-   * behind); lib/memory.ts collects it once the answer has been written.
+   * behind); lib/core/memory.ts collects it once the answer has been written.
    */
   memory: MemoryHandle;
 }
@@ -51,8 +51,8 @@ export interface PhoneDeps extends ToolDeps {
 
 /**
  * The `device` argument every verb that drives a phone takes. The schema whitelists it (printable
- * ASCII, no space, quote or shell operator, lib/adb/serial.ts) before anything else runs; the
- * phones' rule (lib/phones.ts) then checks it against the phones this server may drive.
+ * ASCII, no space, quote or shell operator, lib/config/serial.ts) before anything else runs; the
+ * phones' rule (lib/adb/phones.ts) then checks it against the phones this server may drive.
  */
 export const deviceArg = (): z.ZodOptional<z.ZodString> =>
   z.string().max(SERIAL_MAX_LENGTH).regex(SERIAL_PATTERN, {
@@ -83,7 +83,7 @@ export interface ToolCall {
  * A tool's input schema: a zod object built with z.strictObject, so an argument the tool does not
  * know is refused, not dropped. A misspelt "duration" for "duration_ms" would otherwise run a
  * 300 ms swipe the agent did not ask for. The SDK lists it as JSON Schema and checks calls with it.
- * (zod's types do not tell a strict object from a stripping one: tests/tool_schema_test.ts sends
+ * (zod's types do not tell a strict object from a stripping one: tests/tools/tool_schema_test.ts sends
  * every tool an unknown argument.)
  */
 export type ToolSchema = z.ZodObject<z.ZodRawShape, z.core.$strict>;

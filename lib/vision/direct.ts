@@ -1,8 +1,8 @@
 // The direct vision route: one POST to an OpenAI-compatible /chat/completions with fetch.
 // Owns the request shape, the deadline, and turning every failure into a VisionError without the key.
 
-import type { Clock } from "../clock.ts";
-import { excerpt } from "../text.ts";
+import type { Clock } from "../core/clock.ts";
+import { excerpt } from "../core/text.ts";
 import { capWords, MAX_RESPONSE_BYTES, readCapped } from "./capped_body.ts";
 import {
   answerTooLarge,

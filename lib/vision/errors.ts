@@ -1,7 +1,7 @@
 // VisionError, the one error type every vision route throws, and the failures the routes share:
 // a cancelled call, a timeout, an oversized answer, an HTTP status's code, a failed connection, scrubbed text.
 
-import { AgentError } from "../errors.ts";
+import { AgentError } from "../core/errors.ts";
 
 export type VisionErrorCode =
   | "UNCONFIGURED"

@@ -10,9 +10,9 @@ import {
   SdkHttpError,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import type { Clock } from "../clock.ts";
-import { VERSION } from "../config.ts";
-import { excerpt } from "../text.ts";
+import type { Clock } from "../core/clock.ts";
+import { VERSION } from "../config/config.ts";
+import { excerpt } from "../core/text.ts";
 import { type CappedFetch, cappedFetch, capWords, MAX_RESPONSE_BYTES } from "./capped_body.ts";
 import {
   answerTooLarge,

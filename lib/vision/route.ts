@@ -1,8 +1,8 @@
 // What a vision route is (the Vision interface and the image it reads) and the plumbing every
 // route shares: the image as a data URL, the endpoint safe to print, one deadline per call.
 
-import type { Clock } from "../clock.ts";
-import type { VisionConfig } from "../config.ts";
+import type { Clock } from "../core/clock.ts";
+import type { VisionConfig } from "../config/config.ts";
 
 export interface VisionImage {
   bytes: Uint8Array;

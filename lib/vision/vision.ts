@@ -1,8 +1,8 @@
 // The vision seam: createVision picks a route from the settings, and says why when there is none.
 // Routes live one per file (direct.ts, mcp.ts); adding a route is one function there and one branch here.
 
-import { type Clock, realClock } from "../clock.ts";
-import type { VisionConfig } from "../config.ts";
+import { type Clock, realClock } from "../core/clock.ts";
+import type { VisionConfig } from "../config/config.ts";
 import { keySecrets, redact, scrubSecrets, urlSecrets, VisionError } from "./errors.ts";
 import { endpointOf, type Vision, type VisionOff } from "./route.ts";
 

@@ -1,6 +1,6 @@
 // What differs between Android versions, end to end: the simulated phone as one version, the adb
 // on PATH, main.ts under the production set. e2e_android_test.ts registers one version per
-// behaviour branch (tests/sim/android.ts); tests/long/android_versions_test.ts registers them all.
+// behaviour branch (sim/android.ts); tests/long/android_versions_test.ts registers them all.
 //
 // | row                                   | 10             | 12             | 14             | 15            |
 // | ------------------------------------- | -------------- | -------------- | -------------- | ------------- |
@@ -17,7 +17,7 @@ import { lookSection as section, textOf } from "./in_process.ts";
 import { closing, type Rig, startRig, type ToolResult } from "./rig.ts";
 import { startOpenAiServer } from "../fixtures/openai_server.ts";
 import { decodePng } from "../fixtures/images/pipeline.ts";
-import { androidTraits, type AndroidVersion } from "../sim/android.ts";
+import { androidTraits, type AndroidVersion } from "../../sim/android.ts";
 import type { RgbaImage } from "../../lib/image/frame.ts";
 
 async function image(result: ToolResult): Promise<RgbaImage> {

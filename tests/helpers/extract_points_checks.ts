@@ -1,8 +1,8 @@
-// extractPoints' two corpus checks, at a size the caller picks: tests/fusion_test.ts runs them
+// extractPoints' two corpus checks, at a size the caller picks: tests/look/fusion_test.ts runs them
 // small, tests/long/fusion_corpus_test.ts at full size.
 
 import assert from "node:assert/strict";
-import { extractPoints } from "../../lib/fusion.ts";
+import { extractPoints } from "../../lib/look/fusion.ts";
 import {
   adversarialAnswers,
   CountedString,

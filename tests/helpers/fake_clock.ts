@@ -1,7 +1,7 @@
 // A clock that stands still until a test moves it (like std's FakeTime, as a value passed in):
 // timers fire in order of their due time as advance() passes it, and nothing waits for real time.
 
-import { type Clock, sleepOn } from "../../lib/clock.ts";
+import { type Clock, sleepOn } from "../../lib/core/clock.ts";
 
 interface Timer {
   at: number;

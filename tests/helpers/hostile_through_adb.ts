@@ -2,7 +2,7 @@
 // e2e_hand_test.ts runs on a sample (one payload per metacharacter class) and
 // tests/long/hostile_strings_test.ts on the whole corpus of tests/fixtures/hostile_strings.ts.
 // Every free-form value goes through the one quoting function, whose every payload is also run
-// against a local sh by tests/adb_commands_test.ts; this is the same promise kept end to end.
+// against a local sh by tests/adb/commands_test.ts; this is the same promise kept end to end.
 
 import assert from "node:assert/strict";
 import { textOf } from "./in_process.ts";

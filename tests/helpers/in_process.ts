@@ -4,11 +4,11 @@
 import { Client } from "@modelcontextprotocol/client";
 import { InMemoryTransport } from "@modelcontextprotocol/server";
 import type { Device } from "../../lib/adb/device.ts";
-import { realClock } from "../../lib/clock.ts";
-import { createPhones, type Phones } from "../../lib/phones.ts";
-import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config.ts";
-import { createGarbageCollector } from "../../lib/memory.ts";
-import { createServer, type ServerDeps } from "../../lib/server.ts";
+import { realClock } from "../../lib/core/clock.ts";
+import { createPhones, type Phones } from "../../lib/adb/phones.ts";
+import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
+import { createGarbageCollector } from "../../lib/core/memory.ts";
+import { createServer, type ServerDeps } from "../../lib/mcp/server.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 
 /**

@@ -12,7 +12,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { type AdbHarness, startAdbHarness } from "./adb_harness.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "./phone_eye.ts";
-import { type SimPhone, type SimPhoneOptions, startSimPhone } from "../sim/sim_phone.ts";
+import { type SimPhone, type SimPhoneOptions, startSimPhone } from "../../sim/sim_phone.ts";
 
 export interface RigOptions {
   /** One simulated phone per entry (default: one with the sim's defaults); [] for none. */

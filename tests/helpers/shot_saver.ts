@@ -1,10 +1,10 @@
-// The screenshot saver on Deno's file system, as tests/shots_test.ts and its long companion
+// The screenshot saver on Deno's file system, as tests/screen/shots_test.ts and its long companion
 // tests/long/shots_large_test.ts drive it, and the case both run at their own chunk size.
 
 import assert from "node:assert/strict";
 import { encodePng } from "../../lib/image/encode.ts";
-import { createShotSaver, type ShotFiles } from "../../lib/shots.ts";
-import { insertChunkBeforeIdat } from "../fixtures/images/png_writer.ts";
+import { createShotSaver, type ShotFiles } from "../../lib/screen/shots.ts";
+import { insertChunkBeforeIdat } from "../../sim/png_writer.ts";
 import { uniformScreen } from "../fixtures/images/synthetic_screen.ts";
 import { tempDir } from "./rig.ts";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { textOf } from "./in_process.ts";
 import type { Rig } from "./rig.ts";
-import { SIM_DEFAULT_IME } from "../sim/sim_phone.ts";
+import { SIM_DEFAULT_IME } from "../../sim/sim_phone.ts";
 
 /** Label and text of each row. */
 export const MATRIX: ReadonlyArray<readonly [string, string]> = [

@@ -1,5 +1,5 @@
 // extractPoints' full corpora: 20,000 seeded random answers against the regexes it replaced, and
-// the adversarial answers at 4,096 and 65,536 characters. tests/fusion_test.ts runs a tenth of the
+// the adversarial answers at 4,096 and 65,536 characters. tests/look/fusion_test.ts runs a tenth of the
 // first (same seed, same tokens) and the second at a sixteenth of the size. `deno task test:long`.
 
 import { assertLinearReads, assertSameAsRegexes } from "../helpers/extract_points_checks.ts";

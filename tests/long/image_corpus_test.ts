@@ -1,4 +1,4 @@
-// The image pipeline at production sizes: the cases tests/image_test.ts samples at a fraction of a
+// The image pipeline at production sizes: the cases tests/image/image_test.ts samples at a fraction of a
 // phone's pixels (same classes, same assertions), run here on 1080×2400 and 1440×3200 screens with
 // the production sizings and budgets. `deno task test:long` runs this file.
 

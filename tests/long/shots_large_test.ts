@@ -1,5 +1,5 @@
 // The screenshot saver on the issue's own finding: a phone PNG with a 40 MiB tEXt chunk.
-// tests/shots_test.ts runs the same case with 9 MiB. `deno task test:long` runs this file.
+// tests/screen/shots_test.ts runs the same case with 9 MiB. `deno task test:long` runs this file.
 
 import { textChunkIsStripped } from "../helpers/shot_saver.ts";
 

@@ -1,4 +1,4 @@
-// The simulated phone's Android versions that tests/sim_test.ts leaves out of its sample
+// The simulated phone's Android versions that tests/sim/sim_test.ts leaves out of its sample
 // (tests/sim/version_checks.ts, OTHER_VERSIONS): the same checks, so that the fast suite and this
 // file together check every version the sim models.
 

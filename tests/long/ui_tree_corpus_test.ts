@@ -1,8 +1,8 @@
 // The UI-tree parser on a 5 MB dump, the size the adb runner's text cap is set against (three
-// times it, lib/adb/runner.ts). tests/ui_tree_test.ts reads a 1 MB one. `deno task test:long`.
+// times it, lib/adb/runner.ts). tests/screen/ui_tree_test.ts reads a 1 MB one. `deno task test:long`.
 
 import assert from "node:assert/strict";
-import { extractDump, parseUiTree, summarizeUiTree } from "../../lib/ui_tree.ts";
+import { extractDump, parseUiTree, summarizeUiTree } from "../../lib/screen/ui_tree.ts";
 import { makeDump } from "../fixtures/ui/big_dump.ts";
 
 Deno.test({

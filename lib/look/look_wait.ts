@@ -1,0 +1,123 @@
+// phone_look's wait: polls the UI tree until a named element appears (wait_for) or is gone
+// (wait_gone), within a timeout inside the look's budget, then looks, with a [waited] line first.
+
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { AgentError } from "../core/errors.ts";
+import { matchElements } from "../screen/find_element.ts";
+import { gatherLook, lookProgress, lookResult } from "./look.ts";
+import { readUiTree } from "../screen/screen.ts";
+import { remember, within } from "../screen/settle.ts";
+import { formatElementLine, type UiElement } from "../screen/ui_tree.ts";
+import { errorResult, type PhoneDeps, type ToolCall } from "../tools/tool.ts";
+
+/**
+ * The least time from the start of one poll to the next. Each dump returns once the screen has
+ * been idle (uiautomator's own wait, up to 10 s on a phone), which paces a busy screen; this paces
+ * one that answers at once.
+ */
+export const WAIT_GAP_MS = 250;
+/** What the look after the wait keeps of the budget, so a wait never leaves it no time to answer. */
+export const LOOK_RESERVE_MS = 15_000;
+
+export interface WaitCondition {
+  /** Text, content-desc or resource-id, matched as phone_tap's element is. */
+  name: string;
+  /** True: wait until nothing matches; false: until something does. */
+  gone: boolean;
+  timeoutMs: number;
+}
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
+
+/** The wait's timeout once kept within the look's budget. */
+export function waitLimitMs(timeoutMs: number, lookBudgetMs: number): number {
+  return Math.max(0, Math.min(timeoutMs, lookBudgetMs - LOOK_RESERVE_MS));
+}
+
+/**
+ * Polls until the condition holds or the timeout passes, then answers with the look (its budget
+ * what the wait left) after a [waited] line: what appeared or went, and after how long; or that it
+ * did not within the timeout. Progress goes out while waiting, and the look's continues from there.
+ */
+export async function waitThenLook(
+  deps: PhoneDeps,
+  question: string | undefined,
+  wait: WaitCondition,
+  call: ToolCall,
+): Promise<CallToolResult> {
+  const { device, clock } = deps;
+  const started = clock.now();
+  const limit = waitLimitMs(wait.timeoutMs, deps.lookBudgetMs);
+  const deadline = started + limit;
+  const verb = wait.gone ? "disappear" : "appear";
+  const progress = lookProgress(
+    call.progress,
+    deps.lookBudgetMs,
+    () => `"${wait.name}" to ${verb}`,
+    clock,
+  );
+  progress.step(`waiting up to ${seconds(limit)} for "${wait.name}" to ${verb}`);
+  let met: UiElement[] | undefined;
+  try {
+    while (!call.signal.aborted) {
+      const polled = clock.now();
+      const remaining = deadline - polled;
+      const read = await within(
+        readUiTree(device, `wait for "${wait.name}"`, clock).then(
+          (elements) => elements,
+          (error: unknown) => {
+            // A screen still moving (idle-state errors) is polled again; a lost phone is not.
+            if (error instanceof AgentError && error.code === "COMMAND_FAILED") return undefined;
+            throw error;
+          },
+        ),
+        Math.max(remaining, 0),
+        clock,
+      );
+      if (read === "late") break;
+      if (read !== undefined) {
+        remember(device, clock, read);
+        const matches = matchElements(read, wait.name);
+        if (wait.gone ? matches.length === 0 : matches.length > 0) {
+          met = matches;
+          break;
+        }
+      }
+      if (clock.now() >= deadline) break;
+      const gap = Math.min(polled + WAIT_GAP_MS, deadline) - clock.now();
+      if (gap > 0) await clock.sleep(gap, call.signal).catch(() => {});
+    }
+  } catch (error) {
+    // The look below says what is wrong with the phone in its own words.
+    if (!(error instanceof AgentError)) throw error;
+  } finally {
+    await progress.stop();
+  }
+  if (call.signal.aborted) {
+    return errorResult("Cannot look: the client cancelled the call while it waited");
+  }
+  const waited = clock.now() - started;
+  const line = met === undefined
+    ? `"${wait.name}" did not ${verb} within ${seconds(limit)}`
+    : wait.gone
+    ? `"${wait.name}" disappeared after ${seconds(waited)}`
+    : `"${wait.name}" appeared after ${seconds(waited)} (${
+      met.slice(0, 3).map(formatElementLine).join("; ")
+    })`;
+  const report = call.progress;
+  const offset = Math.ceil(waited) + 1;
+  const outcomes = await gatherLook(
+    { ...deps, lookBudgetMs: Math.max(1, deps.lookBudgetMs - waited) },
+    question,
+    {
+      ...call,
+      // Progress must keep growing: the look's counts on from where the wait stopped.
+      progress: report &&
+        ((u) => report({ ...u, progress: u.progress + offset, total: deps.lookBudgetMs + offset })),
+    },
+  );
+  const result = lookResult(outcomes);
+  const [first, ...rest] = result.content;
+  const text = first?.type === "text" ? first.text : "";
+  return { ...result, content: [{ type: "text", text: `[waited]\n${line}\n\n${text}` }, ...rest] };
+}

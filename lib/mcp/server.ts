@@ -1,0 +1,171 @@
+// createServer(deps): the MCP server with phone-eye's tool list registered; no I/O of its own.
+// Maps every failure to a readable tool result (isError) so the agent never sees a stack trace.
+
+import {
+  type CallToolResult,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  McpServer,
+  type ProgressNotification,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { VERSION } from "../config/config.ts";
+import { createSession, type Session } from "../core/session.ts";
+import { TOOLS } from "../tools/index.ts";
+import {
+  agentMessage,
+  errorResult,
+  type ServeTool,
+  type Tool,
+  type ToolCall,
+  type ToolDeps,
+  ToolInputError,
+} from "../tools/tool.ts";
+
+/**
+ * What the client puts before the model. The first line carries the rules on its own: Codex's
+ * default model sees only that line (ANDROID.md, "MCP clients"); the steps after it are detail.
+ */
+export const INSTRUCTIONS =
+  `phone-eye drives one real Android phone in a loop, look → act → look: phone_look to see the screen, one action (phone_tap, phone_swipe, phone_type, phone_key, phone_intent), then phone_look again to check it worked; all coordinates are device pixels, and to tap an element use its exact bounds from [ui-tree] (or its [points] line), not the vision model's estimate.
+1. phone_look (optionally with a question) to see the screen: [vision] is a vision model's reading, [ui-tree] lists elements with exact bounds in device pixels.
+2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. To tap something the vision answer names, use its [points] line: the point snapped to the element under or just beside it, with that element's center to tap (vision coordinates drift, tree bounds are exact), or the point itself where no element is there.
+3. Look again to confirm the action did what you meant before the next step.
+All coordinates are device pixels. If a tool says it reconnected, look first, then repeat the action only if it did not happen.
+Fewer turns: each action's reply ends with [changed] (app, keyboard, elements that appeared or went, once the screen settled), which often replaces the next look; phone_tap and phone_type take element (a text, content-desc or resource-id) instead of coordinates; phone_look with wait_for "Saved" waits for what an action should bring instead of looking again and again.
+When the server drives several phones, phone_devices lists them; pass the serial as device to every call.`;
+
+export interface ServerDeps extends ToolDeps {
+  /** Where unexpected failures are reported (stderr in production); never the tool result. */
+  logError: (message: string) => void;
+}
+
+/** Turns any failure into a tool result the agent can read; unexpected ones are logged. */
+function failureResult(tool: string, error: unknown, deps: ServerDeps): CallToolResult {
+  const message = agentMessage(error);
+  if (message !== undefined) return errorResult(message);
+  const detail = error instanceof Error ? error.message : String(error);
+  deps.logError(`${tool} failed unexpectedly: ${detail}`);
+  return errorResult(`Failed unexpectedly in ${tool}: ${detail}`);
+}
+
+/**
+ * The call's cancellation signal, and progress reporting when the client sent a progress token
+ * (`_meta.progressToken`): the notification then carries that token, as the protocol requires.
+ */
+function toolCall(ctx: ServerContext, session: Session): ToolCall {
+  const token = ctx.mcpReq._meta?.progressToken;
+  return {
+    session,
+    signal: ctx.mcpReq.signal,
+    progress: token === undefined ? undefined : (update) =>
+      ctx.mcpReq.notify(
+        {
+          method: "notifications/progress",
+          params: { ...update, progressToken: token },
+        } satisfies ProgressNotification,
+      ),
+  };
+}
+
+/**
+ * Refuses a string argument holding a lone UTF-16 surrogate (half of a pair, with no other half).
+ * JSON can carry one ("\ud800"), but it is not a character: UTF-8 cannot encode it, so what would
+ * reach adb or the vision model is U+FFFD, not what the agent sent.
+ */
+function refuseLoneSurrogates(args: unknown): void {
+  if (args === null || typeof args !== "object") return;
+  for (const [field, value] of Object.entries(args)) {
+    if (typeof value !== "string" || value.isWellFormed()) continue;
+    let at = 0;
+    for (const char of value) {
+      const code = char.codePointAt(0) ?? 0;
+      if (code >= 0xd800 && code <= 0xdfff) {
+        throw new ToolInputError(
+          `Refused ${field}: it holds a lone UTF-16 surrogate (U+${
+            code.toString(16).toUpperCase()
+          } at character ${at}), half of a pair that is not a character and cannot be sent intact; send well-formed Unicode text`,
+        );
+      }
+      at++;
+    }
+  }
+}
+
+/** A call's `device` argument: a string the schema has already whitelisted (deviceArg). */
+function deviceOf(args: unknown): string | undefined {
+  if (args === null || typeof args !== "object" || !("device" in args)) return undefined;
+  return typeof args.device === "string" ? args.device : undefined;
+}
+
+export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
+  const server = new McpServer(
+    { name: "phone-eye", version: VERSION },
+    // The tool list never changes while the server runs. Declared here, before any tool is
+    // registered, because the SDK's registerTool keeps a listChanged already declared and
+    // otherwise sets it to true.
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+  );
+  // One per server instance: what this client has been told (the first look's vision note).
+  const session = createSession();
+  // The SDK runs each verb's schema before this (tool.ts, checkedBy), which passes on a refusal
+  // in phone-eye's words; a failure of the handler itself becomes a result the agent can read.
+  const serve: ServeTool = (def) => async (checked, ctx) => {
+    if (!checked.ok) return errorResult(checked.refusal);
+    try {
+      refuseLoneSurrogates(checked.args);
+      const call = toolCall(ctx, session);
+      if (def.phone === false) return await def.handler(deps, checked.args, call);
+      // The call's phone, checked against the phones this server may drive (lib/adb/phones.ts).
+      const device = await deps.phones.resolve(deviceOf(checked.args));
+      return await def.handler({ ...deps, device }, checked.args, call);
+    } catch (error) {
+      return failureResult(def.name, error, deps);
+    }
+  };
+  for (const tool of tools) tool.register(server, serve);
+  return server;
+}
+
+/**
+ * Loads, once, the modules the verbs import on first use (the eyes: capture, codecs, tree parser,
+ * fusion), so the first phone_look or phone_shot is no slower than the next. Never rejects: a
+ * module that fails to load is reported through `logError`, and the verb that needs it says so
+ * again when it is called.
+ */
+export async function preloadTools(
+  logError: (message: string) => void,
+  tools: readonly Tool[] = TOOLS,
+): Promise<void> {
+  await Promise.all(tools.map(async (tool) => {
+    try {
+      await tool.preload?.();
+    } catch (error) {
+      logError(
+        `${tool.name} could not preload its modules: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+  }));
+}
+
+/**
+ * The stdio wire's afterSend part that starts `load` once, right after the first answer that is not
+ * initialize's (normally tools/list's). Not after initialize's: the client sends tools/list at
+ * once, and evaluating the eyes' modules (tens of milliseconds on the main thread) would hold its
+ * answer back. The answer is already written when this runs, so no client waits for the load.
+ */
+export function preloadAfterFirstAnswer(load: () => Promise<void>): (sent: JSONRPCMessage) => void {
+  let started = false;
+  return (sent) => {
+    if (started) return;
+    const answered = isJSONRPCErrorResponse(sent) ||
+      (isJSONRPCResultResponse(sent) && !("serverInfo" in sent.result));
+    if (!answered) return;
+    started = true;
+    // preloadTools never rejects; any other load must not take the server down either.
+    load().catch(() => {});
+  };
+}

@@ -1,0 +1,226 @@
+// lib/ has no import cycle: `deno info --json main.ts` gives the module graph (static, dynamic and
+// type-only imports alike), and no set of lib/ files may import one another in a ring. Start-up
+// loads only main.ts's static closure, which leaves the eyes, vision routes and doctor out.
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import denoJson from "../../deno.json" with { type: "json" };
+import { runtimeFlags } from "../../scripts/runtime_flags.ts";
+
+const ROOT = new URL("../..", import.meta.url);
+const LIB = new URL("lib/", ROOT).href;
+
+/** Module → the modules it imports. */
+type Graph = Map<string, string[]>;
+
+/**
+ * The import cycles of `graph`: each strongly connected component of more than one module, and
+ * each module that imports itself (Tarjan's algorithm, one pass, iterative so depth is no limit).
+ */
+function findCycles(graph: Graph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  let next = 0;
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    // Each frame is a module and how many of its imports have been followed.
+    const frames: Array<{ node: string; edge: number }> = [{ node: start, edge: 0 }];
+    index.set(start, next);
+    low.set(start, next++);
+    stack.push(start);
+    onStack.add(start);
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.edge < edges.length) {
+        const to = edges[frame.edge++]!;
+        if (!index.has(to)) {
+          index.set(to, next);
+          low.set(to, next++);
+          stack.push(to);
+          onStack.add(to);
+          frames.push({ node: to, edge: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      frames.pop();
+      const parent = frames[frames.length - 1];
+      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== frame.node);
+      if (component.length > 1 || edges.includes(frame.node)) cycles.push(component.sort());
+    }
+  }
+  return cycles;
+}
+
+Deno.test({
+  name: "findCycles finds a two-file ring, a longer ring and a self-import, and nothing in a tree",
+  permissions: "none",
+  fn() {
+    const graph = (edges: Record<string, string[]>): Graph => new Map(Object.entries(edges));
+    assert.deepEqual(findCycles(graph({ a: ["b", "c"], b: ["c"], c: [] })), []);
+    assert.deepEqual(findCycles(graph({ vision: ["direct", "shared"], direct: ["vision"] })), [
+      ["direct", "vision"],
+    ]);
+    assert.deepEqual(
+      findCycles(graph({ a: ["b"], b: ["c"], c: ["d", "a"], d: [], e: ["e"], f: ["a"] })),
+      [["a", "b", "c"], ["e"]],
+    );
+  },
+});
+
+interface DenoInfo {
+  modules: Array<{
+    specifier: string;
+    dependencies?: Array<{
+      code?: { specifier?: string };
+      type?: { specifier?: string };
+      isDynamic?: boolean;
+    }>;
+  }>;
+  redirects: Record<string, string>;
+}
+
+/** Runs `deno ARGS` in the repository and returns its stdout; a failure fails the test. */
+async function deno(args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: fileURLToPath(ROOT),
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(code, 0, new TextDecoder().decode(stderr));
+  return new TextDecoder().decode(stdout);
+}
+
+let info: Promise<DenoInfo> | undefined;
+
+/** `deno info main.ts`, asked once for this file's tests: the graph is the same for each. */
+function denoInfo(): Promise<DenoInfo> {
+  return info ??= deno(["info", "--json", "main.ts"]).then((out) => JSON.parse(out));
+}
+
+/** lib/'s part of main.ts's module graph, keyed by path from the repository root. */
+async function libGraph(): Promise<Graph> {
+  const info = await denoInfo();
+  const inLib = (specifier: string | undefined): specifier is string =>
+    specifier?.startsWith(LIB) === true;
+  const name = (specifier: string) => specifier.slice(ROOT.href.length);
+  const graph: Graph = new Map();
+  for (const module of info.modules) {
+    if (!inLib(module.specifier)) continue;
+    const imports = (module.dependencies ?? [])
+      .flatMap((d) => [d.code?.specifier, d.type?.specifier])
+      .filter(inLib)
+      .map(name);
+    graph.set(name(module.specifier), [...new Set(imports)]);
+  }
+  return graph;
+}
+
+Deno.test("lib/ has no import cycle: vision.ts picks a route, the routes never import it back", async () => {
+  const graph = await libGraph();
+  // The graph is the real one: the seam and its lazily imported MCP route are in it.
+  assert.ok(graph.get("lib/vision/vision.ts")?.includes("lib/vision/direct.ts"));
+  assert.ok(graph.get("lib/vision/vision.ts")?.includes("lib/vision/mcp.ts"));
+  assert.ok(graph.size >= 20, `only ${graph.size} lib/ modules in main.ts's graph`);
+  assert.deepEqual(findCycles(graph), []);
+});
+
+/**
+ * What Deno evaluates before main.ts runs: its static imports, transitively (dynamic imports
+ * load when a handler first runs). Local files by path from the root, npm packages as `npm:name`.
+ */
+async function startupModules(): Promise<Set<string>> {
+  const info = await denoInfo();
+  const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+  const name = (specifier: string) =>
+    specifier.startsWith(ROOT.href)
+      ? specifier.slice(ROOT.href.length)
+      : specifier.replace(/^npm:\/?((?:@[^/]+\/)?[^@/]+).*$/, "npm:$1");
+  const seen = new Set<string>();
+  const stack = [new URL("main.ts", ROOT).href];
+  while (stack.length > 0) {
+    const specifier = stack.pop()!;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    for (const dep of modules.get(info.redirects[specifier] ?? specifier)?.dependencies ?? []) {
+      if (!dep.isDynamic && dep.code?.specifier) stack.push(dep.code.specifier);
+    }
+  }
+  return new Set([...seen].map(name));
+}
+
+Deno.test("start-up loads only what initialize and tools/list need; the eyes, vision and doctor wait for first use", async () => {
+  const startup = await startupModules();
+  // tools/list shows each verb's zod schema, so the definitions load at start-up.
+  for (const needed of ["lib/mcp/server.ts", "lib/tools/index.ts", "lib/tools/phone_look.ts"]) {
+    assert.ok(
+      startup.has(needed),
+      `${needed} answers tools/list: it must be in the start-up graph`,
+    );
+  }
+  assert.ok(startup.has("npm:@modelcontextprotocol/server"));
+  const onFirstUse = [
+    "lib/look/look.ts",
+    "lib/screen/screen.ts",
+    ...[
+      "encode",
+      "frame",
+      "png_chunks",
+      "png_decode",
+      "png_other_layouts",
+      "png_unfilter",
+      "raw_screencap",
+      "row_reducer",
+      "sizing",
+    ].map((step) => `lib/image/${step}.ts`),
+    "lib/screen/ui_tree.ts",
+    "lib/look/fusion.ts",
+    "lib/app/doctor.ts",
+    "lib/app/help.ts",
+    "lib/vision/direct.ts",
+    "lib/vision/mcp.ts",
+    "npm:fast-png",
+    "npm:jpeg-js",
+    "npm:@modelcontextprotocol/client",
+  ];
+  assert.deepEqual(onFirstUse.filter((m) => startup.has(m)), []);
+  // No Node built-in at start-up: stdio runs on Deno's own streams (lib/mcp/stdio_wire.ts) and config.ts
+  // loads node:util's parseArgs only when there are flags; Node's compatibility layer costs time.
+  assert.deepEqual([...startup].filter((m) => m.startsWith("node:")), []);
+  // They are still in the graph, imported dynamically (so `deno info` and compile see them).
+  const all = await libGraph();
+  for (const lib of onFirstUse.filter((m) => m.startsWith("lib/"))) assert.ok(all.has(lib), lib);
+});
+
+Deno.test("under the start task's flags the MCP SDK picks its validator without AJV", async () => {
+  const shims = `npm:@modelcontextprotocol/server@${
+    denoJson.imports["@modelcontextprotocol/server"].split("@").at(-1)
+  }/_shims`;
+  const resolve = async (flags: string[]) =>
+    (await deno([
+      "eval",
+      ...flags,
+      `console.log(import.meta.resolve(${JSON.stringify(shims)}))`,
+    ])).trim();
+  const flags = runtimeFlags(denoJson);
+  assert.ok(flags.includes("--conditions=browser"), `start task flags: ${flags.join(" ")}`);
+  // The default export condition loads AJV with the Node shim; the start task's does not.
+  assert.match(await resolve([]), /\/shimsNode\.mjs$/);
+  assert.match(await resolve(flags), /\/shimsBrowser\.mjs$/);
+});

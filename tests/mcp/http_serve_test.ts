@@ -1,0 +1,146 @@
+// The HTTP handler in process: requests built as web-standard Requests, answered by the SDK's
+// handler over createServer with a verb that waits for the test, so open requests can be counted.
+
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { createDevice } from "../../lib/adb/device.ts";
+import { realClock } from "../../lib/core/clock.ts";
+import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
+import { createHttpHandler } from "../../lib/mcp/http_serve.ts";
+import type { HttpSettings } from "../../lib/mcp/http_settings.ts";
+import { createGarbageCollector } from "../../lib/core/memory.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { defineTool, LOOKS_ONLY, textResult } from "../../lib/tools/tool.ts";
+import { createVision } from "../../lib/vision/vision.ts";
+import { fakeAdb } from "../helpers/fake_adb.ts";
+import { onePhone } from "../helpers/in_process.ts";
+
+const URL_MCP = "http://127.0.0.1:8080/mcp";
+
+/** A server whose one verb, phone_wait, answers when the test releases it. */
+function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSettings> = {}) {
+  const waiting: Array<{ release: () => void; signal: AbortSignal }> = [];
+  const arrived: Array<() => void> = [];
+  const nextArrival = () => new Promise<void>((resolve) => arrived.push(resolve));
+  const wait = defineTool({
+    name: "phone_wait",
+    title: "Wait",
+    description: "answers when the test says so",
+    inputSchema: z.strictObject({}),
+    annotations: LOOKS_ONLY,
+    handler: (_deps, _args, call) =>
+      new Promise((resolve) => {
+        waiting.push({ release: () => resolve(textResult("done")), signal: call.signal });
+        arrived.shift()?.();
+      }),
+  });
+  const logged: string[] = [];
+  let responses = 0;
+  const deps = {
+    phones: onePhone(
+      createDevice({ run: fakeAdb([]).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
+    ),
+    vision: createVision({ route: "none" }),
+    saveShot: undefined,
+    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
+    clock: realClock,
+    memory: createGarbageCollector(),
+    logError: (m: string) => logged.push(m),
+  };
+  const handler = createHttpHandler({
+    settings: {
+      listen: { hostname: "127.0.0.1", port: 8080 },
+      token: undefined,
+      origins: [],
+      tls: undefined,
+      ...settings,
+    },
+    server: () => createServer(deps, [wait]),
+    logError: deps.logError,
+    afterResponse: () => responses++,
+    maxInFlightPerClient,
+  });
+  return { handler, waiting, nextArrival, logged, responses: () => responses };
+}
+
+let id = 0;
+/** A 2025-era tools/call, as the stateless legacy leg serves it (no session). */
+function call(signal?: AbortSignal): Request {
+  return new Request(URL_MCP, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: ++id,
+      method: "tools/call",
+      params: { name: "phone_wait", arguments: {} },
+    }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+Deno.test({
+  name: "one client may have only so many requests open; the next gets 429 until one is answered",
+  permissions: "none",
+  async fn() {
+    const server = waitingServer(2);
+    const first = server.nextArrival();
+    const a = server.handler.fetch(call(), "10.0.0.7");
+    await first;
+    const second = server.nextArrival();
+    const b = server.handler.fetch(call(), "10.0.0.7");
+    await second;
+    const over = await server.handler.fetch(call(), "10.0.0.7");
+    assert.equal(over.status, 429);
+    assert.equal(over.headers.get("retry-after"), "1");
+    assert.match((await over.json()).error.message, /already has 2 requests open/);
+    // Another client is not held back by this one.
+    const other = server.nextArrival();
+    const c = server.handler.fetch(call(), "10.0.0.8");
+    await other;
+
+    server.waiting[0]!.release();
+    const answered = await a;
+    assert.equal(answered.status, 200);
+    assert.match(await answered.text(), /done/);
+    // Its body read to the end, the first request no longer counts: the client may send again.
+    const again = server.nextArrival();
+    const d = server.handler.fetch(call(), "10.0.0.7");
+    await again;
+    for (const waiter of server.waiting.slice(1)) waiter.release();
+    for (const response of await Promise.all([b, c, d])) {
+      assert.equal(response.status, 200);
+      await response.text();
+    }
+    assert.equal(server.responses(), 4, "afterResponse ran once per answered request");
+    await server.handler.close();
+  },
+});
+
+Deno.test({
+  name: "a client that goes away cancels its call, and its slot is given back",
+  permissions: "none",
+  async fn() {
+    const server = waitingServer(1);
+    const gone = new AbortController();
+    const arrived = server.nextArrival();
+    const pending = server.handler.fetch(call(gone.signal), "10.0.0.9");
+    await arrived;
+    const cancelled = new Promise((resolve) =>
+      server.waiting[0]!.signal.addEventListener("abort", resolve, { once: true })
+    );
+    gone.abort();
+    await cancelled;
+    await pending.then((response) => response.body?.cancel(), () => {});
+    const next = server.nextArrival();
+    const after = server.handler.fetch(call(), "10.0.0.9");
+    await next;
+    server.waiting[1]!.release();
+    assert.equal((await after).status, 200);
+    await (await after).text();
+    await server.handler.close();
+  },
+});

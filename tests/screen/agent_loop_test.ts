@@ -1,0 +1,213 @@
+// The agent's loop on a simulated phone that moves, through real adb and the SDK client: a tap by
+// element name lands on that element's centre, several matches tap nothing, an action reports what
+// changed once the screen settled, a look waits for "Saved", and settle: false costs no extra call.
+
+import assert from "node:assert/strict";
+import { type Rig, startRig } from "../helpers/rig.ts";
+import { INSTANT_MOTION, type MotionSettings } from "../../sim/sim_phone.ts";
+import { waitFor } from "../helpers/wait_for.ts";
+
+const textOf = (r: { content: Array<{ text?: string }> }) => r.content[0]?.text ?? "";
+
+/**
+ * Back to the launcher, with the motion a step asks for (INSTANT_MOTION's phases unless named):
+ * one phone and one phone-eye serve every step, as an agent's session would.
+ */
+async function fresh(rig: Rig, motion: Partial<MotionSettings>): Promise<void> {
+  rig.sim.faults.clear();
+  rig.sim.motion.set({ ...INSTANT_MOTION });
+  await rig.sim.motion.release("launch");
+  await rig.sim.motion.release("snackbarDelay");
+  await rig.sim.motion.release("snackbar");
+  await rig.adb.adb("-s", rig.sim.serial, "shell", "input keyevent 3");
+  assert.equal(rig.sim.screen().name, "home");
+  rig.sim.motion.set(motion);
+}
+
+/** The centre of the first node whose `attribute` is `value`, from the sim's current dump. */
+async function centreOf(rig: Rig, value: string, attribute = "text"): Promise<[number, number]> {
+  const r = await rig.adb.adb("-s", rig.sim.serial, "exec-out", "uiautomator dump /dev/tty");
+  const escaped = value.replace(/&/g, "&amp;");
+  const m = new RegExp(
+    `${attribute}="${escaped}"[^>]*bounds="\\[(\\d+),(\\d+)\\]\\[(\\d+),(\\d+)\\]"`,
+  )
+    .exec(r.stdout);
+  assert.ok(m, `no ${attribute} "${value}" on screen`);
+  const [x1, y1, x2, y2] = m.slice(1).map(Number) as [number, number, number, number];
+  return [Math.floor((x1 + x2) / 2), Math.floor((y1 + y2) / 2)];
+}
+
+const taps = (rig: Rig) => rig.sim.toolCalls("input").filter((c) => c[0] === "tap");
+
+Deno.test("the agent's loop on a simulated phone that moves", async (t) => {
+  await using rig = await startRig();
+  await t.step(
+    "phone_tap element: the tap lands on the named element's centre and the reply names it",
+    async () => {
+      await fresh(rig, {});
+      const [x, y] = await centreOf(rig, "Settings");
+      const r = await rig.call("phone_tap", { element: "settings" });
+      assert.equal(r.isError, undefined, textOf(r));
+      assert.deepEqual(taps(rig).at(-1), ["tap", String(x), String(y)]);
+      assert.match(
+        textOf(r),
+        new RegExp(
+          `^Tapped "Settings" \\(TextView\\) @ .* centre \\(${x}, ${y}\\): \\(${x}, ${y}\\)\\.`,
+        ),
+      );
+      assert.equal(rig.sim.screen().name, "settings");
+    },
+  );
+  await t.step(
+    "phone_tap element with several matches lists them with centres and taps nothing",
+    async () => {
+      await fresh(rig, {});
+      await rig.call("phone_intent", { package: "com.android.settings", settle: false });
+      const before = taps(rig).length;
+      const r = await rig.call("phone_tap", { element: "&" });
+      assert.equal(r.isError, true);
+      const text = textOf(r);
+      assert.match(text, /^Cannot tap: "&" matches \d+ elements, so nothing was tapped/);
+      assert.match(
+        text,
+        /\n- "Network & internet" \(TextView, id title\) @ \[\d+,\d+\]\[\d+,\d+\] centre \(\d+, \d+\)/,
+      );
+      assert.equal(taps(rig).length, before, "no tap reached the phone");
+
+      const none = await rig.call("phone_tap", { element: "Batery" });
+      assert.equal(none.isError, true);
+      assert.match(
+        textOf(none),
+        /no element on screen has text, content-desc or resource-id "Batery"; the closest labels on screen are "Battery"/,
+      );
+      assert.equal(taps(rig).length, before);
+
+      const both = await rig.call("phone_tap", { element: "Battery", x: 1, y: 2 });
+      assert.equal(both.isError, true);
+      assert.match(textOf(both), /give either x and y \(device pixels\) or element/);
+    },
+  );
+  await t.step(
+    "a tap that opens an app reports the new app and its elements once the switch has drawn",
+    async () => {
+      await fresh(rig, { launch: "held" });
+      await rig.call("phone_look", {});
+      const starts = rig.sim.motion.events().filter((e) => e.kind === "launch-start").length;
+      const dumps = () => rig.sim.toolCalls("uiautomator").length;
+      const tapping = rig.call("phone_tap", { element: "Notes" });
+      await rig.sim.motion.until("launch-start", starts + 1);
+      // The switch ends once the settle has read the screen while it was still drawing.
+      const during = dumps();
+      await waitFor(() => dumps() > during, "a read of the screen while the switch draws");
+      await rig.sim.motion.release("launch");
+      const r = await tapping;
+      const text = textOf(r);
+      assert.equal(r.isError, undefined, text);
+      assert.equal(rig.sim.motion.launching(), null);
+      const changed = text.slice(text.indexOf("[changed]"));
+      assert.match(
+        changed,
+        /^\[changed\]\napp: com\.android\.launcher3 → com\.android\.notes\/\S+\n/,
+      );
+      assert.match(changed, /\n\+ Save @ \[\d+,\d+\]\[\d+,\d+\]/);
+      assert.match(changed, /\n- Settings @ /);
+      assert.ok(changed.split("\n").length <= 16, changed);
+      assert.doesNotMatch(changed, /did not settle/);
+    },
+  );
+  await t.step(
+    "an action on a screen that never settles says so and shows what is there now",
+    async () => {
+      await fresh(rig, { launch: "held" });
+      // A phone's dumper waits for a quiet second before it gives the idle-state error
+      // (motion.ts); the sim answers at once unless told to wait as well. Waiting, the 3 s settle
+      // reads the screen two or three times instead of some thirty, and still never settles.
+      rig.sim.faults.latency(1000, "uiautomator");
+      const r = await rig.call("phone_intent", { package: "com.android.settings" });
+      assert.match(
+        textOf(r),
+        /\[changed\]\nthe screen did not settle within 3 s and gave no UI tree \(uiautomator: "ERROR: could not get idle state\."\)/,
+      );
+    },
+  );
+  await t.step(
+    "phone_type element taps the field, types, and the keyboard and text show in [changed]",
+    async () => {
+      await fresh(rig, {});
+      await rig.call("phone_intent", { package: "com.android.notes", settle: false });
+      const [x, y] = await centreOf(rig, "com.android.notes:id/note_text", "resource-id");
+      const r = await rig.call("phone_type", { element: "note_text", text: "milk" });
+      assert.equal(r.isError, undefined, textOf(r));
+      assert.deepEqual(rig.sim.toolCalls("input").slice(-2), [["tap", String(x), String(y)], [
+        "text",
+        "milk",
+      ]]);
+      assert.equal(rig.sim.screen().text, "milk");
+      assert.match(
+        textOf(r),
+        /^Tapped "note_text" \(EditText, id note_text\) @ .*, then: Typed 4 characters\.\n\n\[changed\]\n/,
+      );
+      assert.match(textOf(r), /\n\+ milk @ /);
+    },
+  );
+  await t.step(
+    "phone_look wait_for answers once Saved appears, and times out cleanly when it never does",
+    async () => {
+      await fresh(rig, { snackbarDelay: "held" });
+      await rig.call("phone_intent", { package: "com.android.notes", settle: false });
+      await rig.call("phone_tap", { element: "Save", settle: false });
+      const dumps = () => rig.sim.toolCalls("uiautomator").length;
+      const polled = dumps();
+      const waiting = rig.call("phone_look", { wait_for: "Saved" });
+      await waitFor(() => dumps() >= polled + 2, "the look to poll the tree twice");
+      await rig.sim.motion.release("snackbarDelay");
+      const r = await waiting;
+      const text = textOf(r);
+      assert.match(
+        text,
+        /^\[waited\]\n"Saved" appeared after \d+(\.\d)? s \(Saved @ \[\d+,\d+\]\[\d+,\d+\]\)\n/,
+      );
+      assert.match(text, /\[ui-tree\][^]*Saved @ /);
+
+      // Shorter than the 250 ms between polls: each wait reads the tree once, then looks.
+      const gone = await rig.call("phone_look", { wait_gone: "Saved", timeout_ms: 200 });
+      assert.match(textOf(gone), /^\[waited\]\n"Saved" did not disappear within 0\.2 s\n/);
+      const never = await rig.call("phone_look", { wait_for: "Unicorn", timeout_ms: 200 });
+      assert.equal(never.isError, undefined);
+      assert.match(textOf(never), /^\[waited\]\n"Unicorn" did not appear within 0\.2 s\n/);
+      assert.match(textOf(never), /\[ui-tree\]\n/);
+    },
+  );
+  await t.step(
+    "settle: false sends exactly today's one input command; settle reads in one round trip per read",
+    async () => {
+      await fresh(rig, {});
+      await rig.call("phone_tap", { x: 10, y: 10, settle: false }); // wm size, then cached
+      const start = rig.sim.commands().length;
+      const fast = await rig.call("phone_tap", { x: 20, y: 30, settle: false });
+      assert.equal(textOf(fast), "Tapped (20, 30).");
+      assert.deepEqual(rig.sim.commands().slice(start).map((c) => c.replace(/; echo .*/, "")), [
+        "input tap 20 30",
+      ]);
+      for (
+        const [tool, args] of [
+          ["phone_swipe", { x1: 10, y1: 10, x2: 20, y2: 20, settle: false }],
+          ["phone_key", { key: "back", settle: false }],
+          ["phone_type", { text: "a", settle: false }],
+        ] as const
+      ) {
+        const at = rig.sim.commands().length;
+        await rig.call(tool, args);
+        assert.equal(rig.sim.commands().length - at, 1, `${tool}: one command`);
+      }
+      const at = rig.sim.commands().length;
+      const settled = await rig.call("phone_key", { key: "back" });
+      assert.match(textOf(settled), /\[changed\]\n/);
+      const reads = rig.sim.commands().slice(at + 1);
+      assert.equal(reads.length, 2, "two equal reads in a row on a still screen");
+      for (const read of reads) {
+        assert.match(read, /^dumpsys window \| grep .*; uiautomator dump \/dev\/tty$/);
+      }
+    },
+  );
+});
