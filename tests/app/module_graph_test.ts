@@ -224,3 +224,52 @@ Deno.test("under the start task's flags the MCP SDK picks its validator without 
   assert.match(await resolve([]), /\/shimsNode\.mjs$/);
   assert.match(await resolve(flags), /\/shimsBrowser\.mjs$/);
 });
+
+/**
+ * lib/'s folders from the bottom up: a module imports only from its own folder and the folders
+ * before it (type imports too). docs/structure.md says what each folder holds.
+ */
+export const LAYERS = [
+  "core",
+  "config",
+  "adb",
+  "image",
+  "vision",
+  "screen",
+  "look",
+  "tools",
+  "mcp",
+  "app",
+] as const;
+
+/** Each import in `graph` that reaches a later folder than its own, as `from -> to`. */
+function upwardImports(graph: Graph): string[] {
+  const rank = (path: string) => LAYERS.indexOf(path.split("/")[1] as typeof LAYERS[number]);
+  const found: string[] = [];
+  for (const [from, imports] of graph) {
+    for (const to of imports) if (rank(to) > rank(from)) found.push(`${from} -> ${to}`);
+  }
+  return found.sort();
+}
+
+Deno.test({
+  name: "upwardImports names the file that imports a later folder, and nothing in order",
+  permissions: "none",
+  fn() {
+    const graph: Graph = new Map([
+      ["lib/look/look.ts", ["lib/tools/tool.ts", "lib/screen/screen.ts"]],
+      ["lib/screen/screen.ts", ["lib/adb/device.ts", "lib/core/text.ts"]],
+    ]);
+    assert.deepEqual(upwardImports(graph), ["lib/look/look.ts -> lib/tools/tool.ts"]);
+  },
+});
+
+Deno.test("lib/'s folders are its layers: every module sits in one, and none imports a later one", async () => {
+  const graph = await libGraph();
+  const misplaced: string[] = [];
+  for await (const entry of Deno.readDir(new URL("lib/", ROOT))) {
+    if (!(LAYERS as readonly string[]).includes(entry.name)) misplaced.push(`lib/${entry.name}`);
+  }
+  assert.deepEqual(misplaced, [], `lib/ holds only the folders ${LAYERS.join(", ")}`);
+  assert.deepEqual(upwardImports(graph), []);
+});
