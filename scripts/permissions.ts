@@ -216,7 +216,7 @@ export function checkProductionSet(set: PermissionSet): string[] {
 
 /**
  * One human line per grant saying what it allows and why phone-eye needs it, for
- * `phone-eye --doctor` and the README permission table. Also says when screenshots have no
+ * `phone-eye --doctor` and docs/permissions.md's table. Also says when screenshots have no
  * folder, since that absence is a guarantee worth showing.
  */
 export function describePermissions(set: PermissionSet): string[] {

@@ -1,7 +1,9 @@
-// Renders the README's tool table from the tool list, its configuration table from
-// lib/app/help.ts and its reliability table from the cases tests/app/reliability_test.ts runs, so docs
-// and code cannot drift apart. `deno task readme` rewrites all three; tests/app/readme_test.ts fails
-// when one is stale.
+// Renders the generated parts of the docs from the code they describe, so the two cannot drift:
+// the tool table (the tool list) and the install commands (deno.json) in README.md, the
+// configuration table (lib/app/help.ts) in docs/configuration.md, the reliability table (the cases
+// tests/app/reliability_test.ts runs) and the soak figures in docs/reliability.md. GENERATED_FILES
+// says which file holds which; `deno task readme` rewrites them all, and tests/app/readme_test.ts
+// and readme_install_test.ts fail when one is stale.
 
 import { z } from "zod";
 import denoJson from "../deno.json" with { type: "json" };
@@ -140,77 +142,69 @@ interface Markers {
   what: string;
 }
 
-const TOOL_MARKERS: Markers = { start: START, end: END, what: "tool table" };
-const CONFIG_MARKERS: Markers = {
+/** A generated part of a doc: its markers, and the part as freshly rendered, markers included. */
+export interface Section extends Markers {
+  render: () => string;
+}
+
+export const TOOL_SECTION: Section = {
+  start: START,
+  end: END,
+  what: "tool table",
+  render: () => renderToolTable(),
+};
+
+export const CONFIG_SECTION: Section = {
   start: CONFIG_START,
   end: CONFIG_END,
   what: "configuration table",
+  render: () => renderConfigTable(),
 };
 
-const RELIABILITY_MARKERS: Markers = {
+export const RELIABILITY_SECTION: Section = {
   start: RELIABILITY_START,
   end: RELIABILITY_END,
   what: "reliability table",
+  render: () => renderReliabilityTable(),
 };
 
-const SOAK_MARKERS: Markers = { start: SOAK_START, end: SOAK_END, what: "soak table" };
+export const SOAK_SECTION: Section = {
+  start: SOAK_START,
+  end: SOAK_END,
+  what: "soak table",
+  render: () => renderSoakTable(),
+};
 
-function tableSpan(readme: string, markers: Markers): [number, number] {
-  const start = readme.indexOf(markers.start);
-  const end = readme.indexOf(markers.end);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the ${markers.what} markers`);
+function tableSpan(text: string, markers: Markers): [number, number] {
+  const start = text.indexOf(markers.start);
+  const end = text.indexOf(markers.end);
+  if (start < 0 || end < start) throw new Error(`the file lacks the ${markers.what} markers`);
   return [start, end + markers.end.length];
 }
 
-function replaceSpan(readme: string, markers: Markers, table: string): string {
-  const [start, end] = tableSpan(readme, markers);
-  return readme.slice(0, start) + table + readme.slice(end);
+function replaceSpan(text: string, markers: Markers, table: string): string {
+  const [start, end] = tableSpan(text, markers);
+  return text.slice(0, start) + table + text.slice(end);
 }
 
-/** Replaces the generated tables between their markers; throws if markers are missing. */
-export function updateReadme(
-  readme: string,
-  tools: string = renderToolTable(),
-  config: string = renderConfigTable(),
-  reliability: string = renderReliabilityTable(),
-  soak: string = renderSoakTable(),
-): string {
-  return replaceSpan(
-    replaceSpan(
-      replaceSpan(replaceSpan(readme, TOOL_MARKERS, tools), CONFIG_MARKERS, config),
-      RELIABILITY_MARKERS,
-      reliability,
-    ),
-    SOAK_MARKERS,
-    soak,
-  );
+/** Rewrites each section between its markers; throws naming the first whose markers are missing. */
+export function updateSections(text: string, sections: readonly Section[]): string {
+  return sections.reduce((doc, section) => replaceSpan(doc, section, section.render()), text);
 }
 
 /**
- * The README's tool table with deno fmt's cell padding undone, so the comparison with a fresh
- * rendering sees content only.
+ * A section as the file holds it, with deno fmt's cell padding undone, so the comparison with a
+ * fresh rendering sees content only.
  */
-export function readmeTable(readme: string): string {
-  const [start, end] = tableSpan(readme, TOOL_MARKERS);
-  return normalizeTable(readme.slice(start, end));
+export function readSection(text: string, section: Markers): string {
+  const [start, end] = tableSpan(text, section);
+  return normalizeTable(text.slice(start, end));
 }
 
-/** The README's configuration table, normalized like readmeTable. */
-export function readmeConfigTable(readme: string): string {
-  const [start, end] = tableSpan(readme, CONFIG_MARKERS);
-  return normalizeTable(readme.slice(start, end));
-}
-
-/** The README's reliability table, normalized like readmeTable. */
-export function readmeReliabilityTable(readme: string): string {
-  const [start, end] = tableSpan(readme, RELIABILITY_MARKERS);
-  return normalizeTable(readme.slice(start, end));
-}
-
-/** The README's soak table, normalized like readmeTable. */
-export function readmeSoakTable(readme: string): string {
-  const [start, end] = tableSpan(readme, SOAK_MARKERS);
-  return normalizeTable(readme.slice(start, end));
+/** What each stale section is called ("tool table"), in the file's order; [] when all are fresh. */
+export function staleSections(text: string, sections: readonly Section[]): string[] {
+  return sections.filter((s) => readSection(text, s) !== normalizeTable(s.render()))
+    .map((s) => s.what);
 }
 
 export function normalizeTable(table: string): string {
@@ -219,24 +213,6 @@ export function normalizeTable(table: string): string {
       ? line.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/^-+$/, "---")).join(" | ").trim()
       : line.trim()
   ).join("\n");
-}
-
-if (import.meta.main) {
-  const path = new URL("../README.md", import.meta.url);
-  const readme = await Deno.readTextFile(path);
-  if (Deno.args.includes("--write")) {
-    await Deno.writeTextFile(path, updateInstallBlocks(updateReadme(readme)));
-  } else if (
-    !installBlocksFresh(readme) ||
-    readmeTable(readme) !== normalizeTable(renderToolTable()) ||
-    readmeConfigTable(readme) !== normalizeTable(renderConfigTable()) ||
-    readmeReliabilityTable(readme) !== normalizeTable(renderReliabilityTable()) ||
-    readmeSoakTable(readme) !== normalizeTable(renderSoakTable())
-  ) {
-    // deno-lint-ignore no-console
-    console.error("README.md's generated sections are stale: run `deno task readme`");
-    Deno.exit(1);
-  }
 }
 
 // --- The install commands: generated from deno.json's "repository" and "version", so they paste.
@@ -318,7 +294,7 @@ export function updateInstallBlocks(
   );
 }
 
-/** Each install block of the README, normalized like readmeTable, by name. */
+/** Each install block of the README, normalized like readSection, by name. */
 export function readmeInstallBlocks(readme: string): Record<string, string> {
   return Object.fromEntries(
     Object.keys(renderInstallBlocks()).map((name) => {
@@ -333,4 +309,37 @@ export function installBlocksFresh(readme: string): boolean {
   const fresh = renderInstallBlocks();
   const found = readmeInstallBlocks(readme);
   return Object.keys(fresh).every((name) => found[name] === normalizeTable(fresh[name]!));
+}
+
+/** The install blocks as sections of README.md. */
+export const INSTALL_SECTIONS: readonly Section[] = ["bundle", "binary", "source"].map((name) => ({
+  ...installMarkers(name),
+  render: () => renderInstallBlocks()[name]!,
+}));
+
+/**
+ * Which file holds each generated section (paths from the repository root): what `deno task
+ * readme` rewrites and the tests read. The README keeps what a newcomer needs; the reference
+ * tables live in docs/ beside their text.
+ */
+export const GENERATED_FILES: Readonly<Record<string, readonly Section[]>> = {
+  "README.md": [TOOL_SECTION, ...INSTALL_SECTIONS],
+  "docs/configuration.md": [CONFIG_SECTION],
+  "docs/reliability.md": [RELIABILITY_SECTION, SOAK_SECTION],
+};
+
+if (import.meta.main) {
+  const write = Deno.args.includes("--write");
+  const stale: string[] = [];
+  for (const [file, sections] of Object.entries(GENERATED_FILES)) {
+    const path = new URL(`../${file}`, import.meta.url);
+    const text = await Deno.readTextFile(path);
+    if (write) await Deno.writeTextFile(path, updateSections(text, sections));
+    else stale.push(...staleSections(text, sections).map((what) => `${file}'s ${what}`));
+  }
+  if (stale.length > 0) {
+    // deno-lint-ignore no-console
+    console.error(`stale: ${stale.join(", ")}; run \`deno task readme\``);
+    Deno.exit(1);
+  }
 }

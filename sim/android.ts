@@ -7,7 +7,7 @@
 // | 12–14   | 31+ | `cmd input` (ShellCommand) | 0                     | refused: exit 1, no output   |
 // | 15      | 35  | `cmd input` (ShellCommand) | 1                     | a frame, secure area black   |
 //
-// Sources: ANDROID.md ("Android shell tools"), and the AOSP files cited in the fake tools.
+// Sources: docs/android.md (versions at a glance), and the AOSP files cited in the fake tools.
 
 export type AndroidVersion = 10 | 11 | 12 | 13 | 14 | 15;
 

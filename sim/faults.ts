@@ -19,7 +19,7 @@
 // |                   |                                      | for user #0` on stderr, exit 0      |
 // | ttyDumpRefused    | `uiautomator dump /dev/tty` (file)   | only the "dumped to" line, no XML   |
 //
-// The client's answers are the ones ANDROID.md lists for adb 29.0.6 (table "The adb client").
+// The client's answers are adb 29.0.6's (docs/android.md, the adb client).
 // Not a fault but screen state: a secure window (setScreen({ secureWindow: true })), which each
 // Android version's screencap answers in its own way (android.ts).
 
@@ -56,7 +56,7 @@ export interface SimFaults {
    * a dying Wi-Fi link does) or, with dropLink false, by closing just that stream. */
   truncatePng(on: boolean, opts?: { dropLink?: boolean }): void;
   /** `ime enable/disable/set` answer as for an id the phone does not know (exit 0, the refusal
-   * on stderr only, ANDROID.md "ADB Keyboard"), for these ids: as when ADB Keyboard is
+   * on stderr only, docs/android.md, ADB Keyboard and ime), for these ids: as when ADB Keyboard is
    * uninstalled between phone-eye's look at the list and its switch. Empty list: off. */
   imeUnknown(ids: readonly string[]): void;
   /** `uiautomator dump /dev/tty` writes no XML, as on a ROM where the dumper cannot open

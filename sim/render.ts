@@ -169,7 +169,7 @@ function drawNode(c: Canvas, n: UiNode, scale: number): void {
 /**
  * Draws the screen: the app's views plus the System UI bars that uiautomator does not dump.
  * `secureBlack` paints the app's window black and leaves the bars: what a capture shows of a
- * FLAG_SECURE window on Android 15+, which blacks out secure layers (ANDROID.md, `screencap`).
+ * FLAG_SECURE window on Android 15+, which blacks out secure layers (docs/android.md, screencap).
  */
 export function renderPixels(
   root: UiNode,

@@ -12,7 +12,7 @@
 //
 // Services: `shell:CMD` (legacy), `shell,v2,...:CMD` (shell protocol), `exec:CMD` (exec-out).
 // Anything else (sync: for push/pull, interactive shell, reboot...) is refused with CLSE, which
-// adb reports as `error: closed` (ANDROID.md, "The adb client").
+// adb reports as `error: closed` (docs/android.md, the adb client).
 // Fake tools (sim/tools/*.sh): input, screencap, uiautomator, am, monkey, cmd, pm, wm,
 // getprop, dumpsys, ime, settings, and cat/ls/rm/mkdir mapping /sdcard/... and /data/local/tmp/... into
 // sim.root. Shell redirections (`> /sdcard/x`) are not mapped. Commands run in sim.root with

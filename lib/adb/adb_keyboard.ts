@@ -1,7 +1,7 @@
 // Typing any text through ADB Keyboard (com.android.adbkeyboard/.AdbIME): its device commands, the
 // parsing of their answers, and the flow that selects it, types, and always puts the user's back.
 //
-// Facts (ANDROID.md, "ADB Keyboard"; the keyboard's source at
+// Facts (docs/android.md, ADB Keyboard and ime; the keyboard's source at
 // https://github.com/senzhk/ADBKeyBoard/blob/3e1682533bef3b4cf686eab9d3337634ccbb4bb9/keyboardservice/src/main/java/com/android/adbkeyboard/AdbIME.java):
 // - its broadcast receiver is registered in onCreateInputView, so it exists only while AdbIME is
 //   the selected input method AND its keyboard view has been created (a text field has focus);

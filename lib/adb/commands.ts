@@ -210,14 +210,14 @@ export const screencapPngCommand = (): DeviceCommand =>
   deviceCommand("exec-out", "screencap", ["-p"], "image");
 /**
  * Raw RGBA frame, encoded on the host: the way round builds whose `screencap -p` returns empty PNGs
- * (a vendor quirk, SPEC.md "Known device quirks"; no AOSP source shows it).
+ * (a vendor quirk, docs/android.md, reported OEM quirks; no AOSP source shows it).
  */
 export const screencapRawCommand = (): DeviceCommand =>
   deviceCommand("exec-out", "screencap", [], "image");
 
 /**
  * The UI tree in one device command and no file: uiautomator writes the XML to /dev/tty, which is
- * the stream adb reads, then prints "UI hierchary dumped to: /dev/tty" (ANDROID.md) right after
+ * the stream adb reads, then prints "UI hierchary dumped to: /dev/tty" (docs/android.md) right after
  * it, with no newline between. This is how the most-used peer, mobile-mcp, reads the tree. With no
  * file there is no earlier dump to read back by mistake and nothing to remove. Through exec-out,
  * as the peer sends it: no exit-status marker to print and read (uiautomator exits 0 whatever
@@ -241,7 +241,7 @@ export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
  * fresh path and prints it in the same round trip. A failed dump leaves
  * the previous file in place (DumpCommand.run prints "ERROR: …" and returns before writing,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java;
- * the command exits 0 either way, ANDROID.md), so a reused path could show a stale screen: the
+ * the command exits 0 either way, docs/android.md), so a reused path could show a stale screen: the
  * path is new per call and removed afterwards.
  * uiautomator's own output is kept (not sent to /dev/null) so its "ERROR:" lines can be read.
  */
@@ -317,7 +317,7 @@ export function typedTextProblem(text: string): string | null {
  * (KeyCharacterMap.VIRTUAL_KEYBOARD.getEvents in InputShellCommand.sendText,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java):
  * what typedTextProblem refuses, and anything outside printable ASCII, for which getEvents returns
- * null and nothing at all is typed (ANDROID.md, `input text`). Returns a message saying what to do
+ * null and nothing at all is typed (docs/android.md, input). Returns a message saying what to do
  * instead, or null when `input text` can type all of it.
  */
 export function inputTextProblem(text: string): string | null {

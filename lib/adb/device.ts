@@ -218,7 +218,7 @@ export function createDevice(options: DeviceOptions): Device {
    * Revives a Wi-Fi device. A device that blipped stays "offline", and `adb connect` then answers
    * "already connected" without reviving it (connect_device's EALREADY branch,
    * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
-   * and ANDROID.md), so the serial is disconnected first. Returns `adb connect`'s answer, which
+   * and docs/android.md, the adb client), so the serial is disconnected first. Returns `adb connect`'s answer, which
    * each waiting call reads with connectFailure in its own words, or null when adb brought the
    * link back itself (before the call got here, or within REVIVAL_WAIT_MS of it).
    */

@@ -2,7 +2,7 @@
 // Pure: it reads an AdbOutcome and the context of the call; it never runs adb itself.
 //
 // adb's texts are cited at tag platform-tools-29.0.6 (system/core 589da1a0), the adb Debian ships;
-// ANDROID.md ("The adb client") records how adb 34+ differs.
+// docs/android.md (the adb client) records how adb 34+ differs.
 
 import { AgentError } from "../core/errors.ts";
 import { excerpt } from "../core/text.ts";
@@ -194,7 +194,7 @@ function unauthorizedParts(ctx: { serial: string | undefined }) {
  * adb's own error texts, in the order they are checked. adb 29 prints each as "error: <text>" on
  * stderr and exits 1 (adb 34 as "adb: <text>" for `adb shell`, "error: <text>" for exec-out and
  * "closed", and says "more than one device with serial X" when -s matches two devices; both print
- * the unauthorized text on four lines: ANDROID.md, "The adb client", and tests/adb/errors_test.ts) (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
+ * the unauthorized text on four lines: docs/android.md, the adb client, and tests/adb/errors_test.ts) (RemoteShell, https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/client/commandline.cpp#L604-L608):
  * - "more than one device/emulator", "device 'X' not found", "no devices/emulators found",
  *   "device still connecting", "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is …",
  *   "device offline": acquire_one_transport,
@@ -293,7 +293,7 @@ export function classifyAdbFailure(
   }
   if (outcome.kind === "exited" && outcome.code === 255 && outcome.stderr.trim() === "") {
     // adb from 2024 on exits 255, silently, when the device drops mid-command, even with half a
-    // PNG on stdout (ANDROID.md, "The adb client"); adb 29 and 34 exit 0 there, which the exit
+    // PNG on stdout (docs/android.md, the adb client); adb 29 and 34 exit 0 there, which the exit
     // marker and `complete` catch. A device command's own 255 never shows here: the exit marker's
     // echo ends every text command with status 0, and exec-out carries no status.
     const what = `the link to the phone${where(ctx.serial)} dropped during the call`;

@@ -41,7 +41,7 @@ export type IntentOutcome =
  * Intent { … }", "Error type 3" then "Error: Activity class {…} does not exist.") and returns 0
  * after them (ActivityManagerShellCommand.runStartActivity,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/c014fb5ca964ed67963ccd05b4ade7dddca65a83/services/core/java/com/android/server/am/ActivityManagerShellCommand.java),
- * except in Android 15, which returns 1 (ANDROID.md); the legacy shell has no status at all.
+ * except in Android 15, which returns 1 (docs/android.md, am start); the legacy shell has no status at all.
  * monkey prints "** No activities found to run, monkey aborted." on stdout and exits 252
  * (Monkey.getMainApps,
  * https://github.com/aosp-mirror/platform_development/blob/0ee6ec4a7371daf1e36b876c33b1f5cfc64bba4d/cmds/monkey/src/com/android/commands/monkey/Monkey.java),
@@ -106,7 +106,7 @@ export function parseResolvedActivity(output: string, pkg: string): string | nul
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4e6aa13480a58be54800a9fd52ebf7d8d2b57335/core/java/com/android/internal/os/BaseCommand.java);
  * the `cmd input` of Android 12+ throws, which ShellCommand prints as "Exception occurred while
  * executing …" and the exception's own line, exit 255; it answers an unknown sub-command with
- * "Unknown command: X" on stdout and exit 0 (ANDROID.md, `input`).
+ * "Unknown command: X" on stdout and exit 0 (docs/android.md, input).
  */
 export function inputFailure(output: string): string | null {
   const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "");

@@ -1,5 +1,5 @@
 // What `phone-eye --help` prints: the flags, and each setting's meaning and default. main.ts loads
-// it for --help only, and the README's configuration table is rendered from the same rows.
+// it for --help only, and docs/configuration.md's table is rendered from the same rows.
 
 import {
   DEFAULT_ADB_TIMEOUT_MS,
@@ -12,7 +12,7 @@ import {
 } from "../config/config.ts";
 import { ENV_VARS, type EnvVar, HTTP_ENV_VARS } from "../config/env_vars.ts";
 
-/** One setting as --help and the README show it. `code` spans: the README keeps them, --help not. */
+/** One setting as --help and the docs show it. `code` spans: the docs keep them, --help not. */
 export interface EnvVarHelp {
   readonly name: EnvVar;
   /** The command-line flag that sets the same thing, if any (it wins over the variable). */

@@ -33,7 +33,7 @@ export const DEFAULT_VISION_TIMEOUT_MS = 30_000;
 /**
  * The longest a phone_look runs before it answers with whatever has arrived. Claude Code and Codex
  * wait at least 150 s for a tool call by default, but a user may set a shorter hard limit
- * (MCP_TOOL_TIMEOUT, tool_timeout_sec) that progress does not extend (ANDROID.md, "MCP clients"),
+ * (MCP_TOOL_TIMEOUT, tool_timeout_sec) that progress does not extend (docs/clients.md),
  * and a look that times out in the client loses the UI tree along with the vision answer.
  */
 export const DEFAULT_LOOK_BUDGET_MS = 45_000;
@@ -345,7 +345,7 @@ function checkSerial(serial: string, from: string): void {
 /**
  * A look's budget: DEFAULT_LOOK_BUDGET_MS, or more when PHONE_EYE_VISION_TIMEOUT_MS was raised
  * for a slow model, so that setting still buys the model its time (the user then raises the
- * client's tool timeout too, as the README says).
+ * client's tool timeout too, as docs/vision.md says).
  */
 export function lookBudgetMs(vision: VisionConfig): number {
   const visionMs = vision.route === "none" ? 0 : vision.timeoutMs;

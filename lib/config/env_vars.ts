@@ -2,7 +2,7 @@
 // Names only: their text lives beside what prints it (lib/app/help.ts, scripts/env_grants.ts).
 
 /**
- * Every variable phone-eye reads as a setting of its own, in the order --help and the README list
+ * Every variable phone-eye reads as a setting of its own, in the order --help and docs/configuration.md list
  * them; deno.json's `permissions.default.env` grants exactly these and ADB_ENV_NAMES
  * (GRANTED_ENV_VARS).
  */
@@ -34,8 +34,8 @@ export type EnvVar = typeof ENV_VARS[number] | HttpEnvVar;
 /**
  * The variables phone-eye passes on to adb, which runs with these and ANDROID_SERIAL alone
  * (lib/adb/runner.ts): a cleared environment keeps the vision key out of the adb server, which
- * outlives the call. None is a setting of phone-eye's, so --help, --doctor's count and the README's
- * configuration table leave them out; each is granted in deno.json's production set only so that
+ * outlives the call. None is a setting of phone-eye's, so --help, --doctor's count and the configuration
+ * table (docs/configuration.md) leave them out; each is granted in deno.json's production set only so that
  * phone-eye may read it to pass it on (scripts/env_grants.ts says why, name by name).
  * - HOME, where adb keeps ~/.android/adbkey (adb_get_homedir_path), and TMPDIR, where the server
  *   writes its log (GetLogFilePath), both in adb_utils.cpp:

@@ -7,7 +7,7 @@ export interface CharacterScan {
   control: string | undefined;
   /**
    * The first character beyond printable ASCII (above U+007E), which `input text` cannot type
-   * (ANDROID.md, `input text`). A lone surrogate counts as one.
+   * (docs/android.md, input). A lone surrogate counts as one.
    */
   beyondAscii: string | undefined;
 }

@@ -1,5 +1,5 @@
 // Time as a dependency: the clock phone-eye reads and the timers it sets, one value main.ts makes
-// and passes down, so tests advance a fake clock instead of waiting (STYLE.md "Time is a dependency").
+// and passes down, so tests advance a fake clock instead of waiting.
 
 /** What code that waits or measures needs from time. */
 export interface Clock {

@@ -64,7 +64,7 @@ export interface Frame {
  * A blank frame: every pixel one colour within ±2 per channel (which absorbs dithering), "black"
  * when that colour is at most 8 in every channel. What a switched-off screen gives, and a
  * FLAG_SECURE window on releases that paint secure layers black instead of refusing the capture
- * (ANDROID.md, "screencap": Android 16, maybe 15). The row reducer applies the rule.
+ * (docs/android.md, screencap: Android 16, maybe 15). The row reducer applies the rule.
  */
 export type BlankKind = "black" | "uniform";
 

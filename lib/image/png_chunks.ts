@@ -50,7 +50,7 @@ function pngEnd(bytes: Uint8Array): number | undefined {
 /**
  * True when the bytes are one PNG whose chunk chain runs unbroken from the signature to an IEND
  * chunk ending at the last byte. `adb exec-out screencap -p` exits 0 with a prefix of the PNG when
- * the link drops mid-transfer (adb 29 and 34 alike: ANDROID.md, "The adb client"), so a whole tail
+ * the link drops mid-transfer (adb 29 and 34 alike: docs/android.md, the adb client), so a whole tail
  * is the proof the frame is whole. Walking the chunk lengths (~150 steps for a phone screenshot in
  * 8 KiB IDATs, under a microsecond) also rejects a cut that happens to end in IEND-like bytes.
  */

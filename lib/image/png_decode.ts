@@ -24,7 +24,7 @@ const INFLATE_CHUNK = 64 * 1024;
  * budget (bench/memory_bench.ts). Layouts screencap never writes go through readOtherLayout.
  *
  * Rejects, with a message that says what to do, empty output (some MIUI builds after long
- * sessions: an OEM quirk reported in SPEC.md's "Known device quirks", with no AOSP source),
+ * sessions: an OEM quirk, docs/android.md, reported OEM quirks; no AOSP source shows it),
  * non-PNG bytes (often adb's own error text), truncated transfers and corrupt data.
  */
 export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame> {

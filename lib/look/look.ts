@@ -393,7 +393,7 @@ export function lookText({ vision, tree, screen, snaps }: Look): string {
 /**
  * Steps 2 and 3 together: the tool result; an error only when both channels failed. No
  * structuredContent: Claude Code and Codex show the model only that when it is present,
- * dropping the text (README, "Why phone_look returns text only").
+ * dropping the text (docs/vision.md, "Why phone_look returns text only").
  */
 export function lookResult(outcomes: LookOutcomes): CallToolResult {
   return {

@@ -25,7 +25,7 @@ import {
 
 /**
  * What the client puts before the model. The first line carries the rules on its own: Codex's
- * default model sees only that line (ANDROID.md, "MCP clients"); the steps after it are detail.
+ * default model sees only that line (docs/clients.md); the steps after it are detail.
  */
 export const INSTRUCTIONS =
   `phone-eye drives one real Android phone in a loop, look → act → look: phone_look to see the screen, one action (phone_tap, phone_swipe, phone_type, phone_key, phone_intent), then phone_look again to check it worked; all coordinates are device pixels, and to tap an element use its exact bounds from [ui-tree] (or its [points] line), not the vision model's estimate.

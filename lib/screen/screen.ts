@@ -41,7 +41,7 @@ const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
 /**
  * A PNG cut short: it starts like a PNG but has no IEND. An empty answer is not truncation but
  * the MIUI quirk handled below, so it is accepted here and not replayed. (Android 10-14 also
- * answer a secure window with empty output and exit 1, which exec-out turns into 0: ANDROID.md.)
+ * answer a secure window with empty output and exit 1, which exec-out turns into 0: docs/android.md.)
  */
 function wholeOrEmpty(bytes: Uint8Array): boolean {
   const looksLikePng = PNG_SIGNATURE.every((b, i) => bytes[i] === b);
@@ -53,15 +53,15 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
  * `screencap -p` is tried first: compressed on the phone, so a phone screen crosses the link as
  * tens to hundreds of KB instead of the 10 MB of a raw 1080×2400 frame, which on the simulated
  * phone's loopback alone costs more than the PNG's decode (bench/look_bench.ts), and over Wi-Fi
- * far more. Some MIUI builds start returning empty PNGs after long sessions (SPEC.md, "Known
- * device quirks"; an OEM behaviour with no AOSP source); then the raw frame is fetched and decoded
+ * far more. Some MIUI builds start returning empty PNGs after long sessions (docs/android.md,
+ * reported OEM quirks; an OEM behaviour with no AOSP source); then the raw frame is fetched and decoded
  * on the host, but only once `adb get-state` has shown the link held (linkTrouble): an empty
  * answer is also all a killed adb server or a dropped link leaves, which is said as a connection
  * failure (a Wi-Fi link is revived and the capture taken again first). When the raw frame is empty
  * too, no capture was made at all: screencap returns 1 with no output when
  * ScreenshotClient::capture fails (https://github.com/aosp-mirror/platform_frameworks_base/blob/c3c40e691dca0c2d82550ebb8dc50159938521a3/cmds/screencap/screencap.cpp),
- * which Android 10-14 do while a secure window shows, and exec-out drops the status (ANDROID.md,
- * `screencap`). A frame that is all black or one colour (Android 15+ blacks out secure windows) is
+ * which Android 10-14 do while a secure window shows, and exec-out drops the status (docs/android.md,
+ * screencap). A frame that is all black or one colour (Android 15+ blacks out secure windows) is
  * refused with its likely cause, instead of handing back a blank picture as if it were the screen.
  */
 export async function captureScreen(
@@ -76,7 +76,7 @@ export async function captureScreen(
   let frame = await pngFrame(stdout, fit);
   if (frame instanceof ImageError) {
     // An empty answer is also what a dropped link or a killed adb server leaves (exec-out exits 0
-    // with nothing: ANDROID.md, "The adb client"), so the phone is blamed only once the link is
+    // with nothing: docs/android.md, the adb client), so the phone is blamed only once the link is
     // proven healthy. A Wi-Fi link is revived by running the capture again (Device.run).
     let trouble = await linkTrouble(device, action);
     if (trouble !== null && isNetworkSerial(device.serial)) {
@@ -194,7 +194,7 @@ function connectionFailed(action: string, what: string, trouble: string): AdbErr
 
 /**
  * Whether a capture's output is a refusal rather than an image: nothing at all, or (newer
- * builds, ANDROID.md, unverified) screencap's one-line "Failed to take screenshot. Status: N" or
+ * builds, docs/android.md, unverified) screencap's one-line "Failed to take screenshot. Status: N" or
  * "Capturing failed.", which exec-out mixes into stdout. Returns that line ("" when empty), or
  * null for output that may be an image.
  */
@@ -276,7 +276,7 @@ async function dumpOnce(
  * line or an ERROR line (stderr shares the stream under exec-out), and text that is no XML at all
  * (a shell's "uiautomator: not found") is an answer too. Nothing at all, or XML that stops before
  * that last line, is what `adb exec-out` returns with exit status 0 when the link drops
- * mid-transfer (ANDROID.md, "The adb client"): the device layer then reconnects and reads again.
+ * mid-transfer (docs/android.md, the adb client): the device layer then reconnects and reads again.
  */
 function dumpFinished(stdout: Uint8Array): boolean {
   if (stdout.length === 0) return false;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fake Android `am`: resolves `am start` intents against the sim's apps, prints what the real
-# ActivityManager prints (the lines ANDROID.md lists under "am start"), and tells the sim which
+# ActivityManager prints (the lines docs/android.md lists under am start), and tells the sim which
 # activity came to the front.
 SIM_TOOL=am
 . "$SIM_BIN/sim_lib.sh"
@@ -15,7 +15,7 @@ case $sub in
     exit 0
     ;;
   broadcast)
-    # Prints the same whether or not a receiver got it (ANDROID.md, "ADB Keyboard"). ADB
+    # Prints the same whether or not a receiver got it (docs/android.md, ADB Keyboard and ime). ADB
     # Keyboard's actions type into the focused field, but only while it listens.
     b_act= b_msg=
     while [ $# -gt 0 ]; do

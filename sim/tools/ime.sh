@@ -1,8 +1,8 @@
 #!/bin/sh
 # Fake Android `ime list [-a] [-s] | enable ID | disable ID | set ID`, over the sim's input-method
 # state files: ime_installed and ime_enabled (one id per line) and ime_selected (the id, or
-# "null"). The messages are InputMethodManagerService's shell command's (ANDROID.md, "ADB
-# Keyboard"): an id the phone does not know exits 0 and says so on stderr only. `ime set` of an
+# "null"). The messages are InputMethodManagerService's shell command's (docs/android.md,
+# ADB Keyboard and ime): an id the phone does not know exits 0 and says so on stderr only. `ime set` of an
 # installed but disabled id is refused the same way, as the real service refuses to switch to a
 # method that is not enabled. Ids listed in fault_ime_unknown (sim/faults.ts) answer as
 # unknown, as after an uninstall between phone-eye's list and its switch.

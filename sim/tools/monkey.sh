@@ -2,7 +2,7 @@
 # Fake Android `monkey -p PKG -c android.intent.category.LAUNCHER 1`: launches the package's
 # launcher activity, the usual way to start an app by package name alone. The `monkey` script
 # echoes "  bash arg: X" per argument on stdout; Monkey.java logs its arguments on stderr ("args:
-# [...]", one ' arg: "X"' each, 'data="X"' per option value: ANDROID.md, "monkey"). With no such
+# [...]", one ' arg: "X"' each, 'data="X"' per option value: docs/android.md, monkey). With no such
 # activity, Monkey.getMainApps prints "** No activities found to run, monkey aborted." on stdout and
 # run() returns -4, exit status 252:
 # https://github.com/aosp-mirror/platform_development/blob/0ee6ec4a7371daf1e36b876c33b1f5cfc64bba4d/cmds/monkey/src/com/android/commands/monkey/Monkey.java

@@ -3,7 +3,7 @@
 # activities. `pm list packages [FILTER]` prints "package:NAME" per installed package whose name
 # contains FILTER; `resolve-activity --brief` prints two lines, the second the component in
 # ComponentName.flattenToShortString form ("pkg/.Activity"), or "No activity found" (exit 0)
-# (ANDROID.md, "cmd package resolve-activity").
+# (docs/android.md, cmd package resolve-activity).
 SIM_TOOL=pm
 . "$SIM_BIN/sim_lib.sh"
 . "$SIM_BIN/sim_apps.sh"

@@ -48,7 +48,7 @@ fi
 
 # A FLAG_SECURE window: Android 10-14 refuse the capture (ScreenshotClient::capture fails and
 # main returns 1 with nothing printed; through exec-out the status is lost). Android 15 paints the
-# secure layers black, which the sim already did to the frame (ANDROID.md, `screencap`).
+# secure layers black, which the sim already did to the frame (docs/android.md, screencap).
 if [ "$sim_secure_window" = 1 ] && [ "${SIM_SECURE_CAPTURE-}" != black ]; then
   exit 1
 fi

@@ -60,7 +60,7 @@ sim_run_mapped() {
 
 # `am start`'s errors: on stderr with shell_v2 (Android 7+), where ActivityManagerShellCommand
 # prints them to its error writer and still returns 0 up to Android 14, 1 in Android 15's source
-# ($SIM_AM_ERROR_EXIT, from sim/android.ts; ANDROID.md, "am start"). The old `am` of the
+# ($SIM_AM_ERROR_EXIT, from sim/android.ts; docs/android.md, am start). The old `am` of the
 # legacy-shell phone printed them on stdout and exited 0.
 sim_fail() {
   if [ "${SIM_MODERN-}" = 1 ]; then

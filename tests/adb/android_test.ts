@@ -3,7 +3,7 @@
 // errors through each adb client available (tests/helpers/adb_clients.ts: the adb on PATH, and
 // adb 34).
 //
-// Only what differs between versions runs per version (ANDROID.md, "Android shell tools"; the
+// Only what differs between versions runs per version (docs/android.md, versions at a glance; the
 // rows are in tests/helpers/android_version_rows.ts): secure screens and am's exit status. Android
 // 10 to 14 answer those rows alike, so this file runs one version per behaviour: 10 (the oldest,
 // refusing a secure capture, am exiting 0) and 15 (a black frame, am exiting 1);

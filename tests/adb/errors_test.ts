@@ -1,4 +1,4 @@
-// The classifier against every adb client text ANDROID.md records ("The adb client"), as adb 29.0.6
+// The classifier against every adb client text docs/android.md records (the adb client), as adb 29.0.6
 // prints them ("error: …") and as adb 34+ does ("adb: …" for `adb shell`, "error: …" still for
 // exec-out), with the exit statuses each gives.
 
@@ -112,7 +112,7 @@ Deno.test({
   fn() {
     for (const text of TEXTS) {
       for (const form of FORMS) {
-        // "closed" keeps "error: " in adb 34 too (ANDROID.md); the classifier accepts both.
+        // "closed" keeps "error: " in adb 34 too (docs/android.md); the classifier accepts both.
         const stderr = text.stderr(form.prefix);
         for (const serial of [WIFI, undefined]) {
           // The plain words (acts: false); an acting call's are adb_hostile_test.ts's.

@@ -47,7 +47,7 @@ const UNKNOWN: ReadonlyArray<[string, FakeAnswer, FakeAnswer]> = [
     exited(0, `connected to ${WIFI}\n`),
   ],
   ["a link error after sending", closed, exited(0, `already connected to ${WIFI}\n`)],
-  // adb from 2024 on exits 255 with nothing on stderr when the link drops (ANDROID.md).
+  // adb from 2024 on exits 255 with nothing on stderr when the link drops (docs/android.md, the adb client).
   ["a silent exit 255", exited(255), exited(0, `connected to ${WIFI}\n`)],
   [
     "a link error, then a failed reconnect",

@@ -23,7 +23,7 @@ Deno.test({
   },
 });
 
-/** am's and monkey's output on the phones ANDROID.md describes, per Android version. */
+/** am's and monkey's output on the phones docs/android.md describes, per Android version. */
 const UNRESOLVED_ERR =
   "Error: Activity not started, unable to resolve Intent { act=x.Y flg=0x10000000 }\n";
 const MONKEY_ABORT = [

@@ -392,7 +392,7 @@ const everyTenth = (values: number[]) => tenth(values).join(" ");
 
 /**
  * With PHONE_EYE_SOAK_RECORD=1, writes one soak's figures into tests/adb/soak_figures.json (its row,
- * by id), from which `deno task readme` renders the README's soak table.
+ * by id), from which `deno task readme` renders docs/reliability.md's soak table.
  */
 async function record(figures: Omit<SoakFigures, "soak" | "pending">): Promise<void> {
   if (Deno.env.get("PHONE_EYE_SOAK_RECORD") !== "1") return;

@@ -382,10 +382,10 @@ Deno.test("--doctor's words with two phones: the headline says so and names both
   });
 });
 
-Deno.test("the README says what the doctor's exit status depends on, in the words of EXIT_GATES", async () => {
-  const readme = await Deno.readTextFile(join(ROOT, "README.md"));
+Deno.test("docs/security.md says what the doctor's exit status depends on, in the words of EXIT_GATES", async () => {
+  const doc = await Deno.readTextFile(join(ROOT, "docs/security.md"));
   const flat = (text: string) => text.replace(/\s+/g, " ");
-  assert.ok(flat(readme).includes(exitStatusSentence()), exitStatusSentence());
+  assert.ok(flat(doc).includes(exitStatusSentence()), exitStatusSentence());
   // Every check the doctor runs is one of those gates, or information that never fails.
   const config = loadConfig(() => undefined);
   const checks = await runDoctor({
@@ -438,7 +438,7 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
   const phone = rig.env;
   const host = `127.0.0.1:${vision.port}`;
   const flags = await auditedFlags({ visionHost: host }, join(dir.path, "a"));
-  // The README's own example, 192.168.1.50:8080 with a shots folder, under its own flags.
+  // docs/permissions.md's own example, 192.168.1.50:8080 with a shots folder, under its own flags.
   const readme = { visionHost: "192.168.1.50:8080", shotsDir: "/srv/phone-eye/shots" };
   const readmeFlags = await auditedFlags(readme, join(dir.path, "b"));
   // A screenshot folder the first build was not given: refused like the other port.
@@ -524,7 +524,7 @@ Deno.test("an audited build passes its own doctor: it reports the net it was bui
   });
 
   await t.step(
-    "the README's example: its host with its port and its shots folder pass the permission checks, and the shots policy is shown",
+    "docs/permissions.md's example: its host with its port and its shots folder pass the permission checks, and the shots policy is shown",
     () => {
       const lines = titles(example.stdout);
       assert.ok(lines.includes("[ok] permissions as intended"), example.stdout);

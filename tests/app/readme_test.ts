@@ -1,30 +1,67 @@
+// The generated tables of the docs match the code they come from, each in the file that holds it
+// (scripts/readme_tools.ts, GENERATED_FILES): the tool table in README.md, the configuration table
+// in docs/configuration.md, the reliability and soak tables in docs/reliability.md.
+
 import assert from "node:assert/strict";
 import {
   CONFIG_END,
+  CONFIG_SECTION,
   CONFIG_START,
   END,
+  GENERATED_FILES,
   normalizeTable,
-  readmeConfigTable,
-  readmeReliabilityTable,
-  readmeSoakTable,
-  readmeTable,
+  readSection,
   RELIABILITY_END,
+  RELIABILITY_SECTION,
   RELIABILITY_START,
   renderConfigTable,
   renderReliabilityTable,
   renderSoakTable,
   renderToolTable,
+  type Section,
+  SOAK_SECTION,
+  staleSections,
   START,
-  updateReadme,
+  TOOL_SECTION,
+  updateSections,
 } from "../../scripts/readme_tools.ts";
 import { ENV_HELP } from "../../lib/app/help.ts";
 import { TOOLS } from "../../lib/tools/index.ts";
 import { RELIABILITY_CASES } from "./reliability_cases.ts";
 
+/** A file of the repository, by its path from the root. */
+const readDoc = (path: string) => Deno.readTextFile(new URL(`../../${path}`, import.meta.url));
+
+/** The file GENERATED_FILES names for `section`: the one the generator writes it into. */
+function fileOf(section: Section): string {
+  const files = Object.entries(GENERATED_FILES).filter(([, sections]) =>
+    sections.includes(section)
+  );
+  assert.equal(files.length, 1, `${section.what} is generated into exactly one file`);
+  return files[0]![0];
+}
+
+Deno.test("each generated section lives in one file, and only that file holds its markers", async () => {
+  const all = Object.values(GENERATED_FILES).flat();
+  for (const [file, sections] of Object.entries(GENERATED_FILES)) {
+    const text = await readDoc(file);
+    for (const section of all) {
+      const holds = text.includes(section.start) && text.includes(section.end);
+      assert.equal(holds, sections.includes(section), `${file} and the ${section.what}`);
+    }
+    assert.deepEqual(
+      staleSections(text, sections),
+      [],
+      `${file} is stale: run \`deno task readme\``,
+    );
+  }
+  assert.equal(fileOf(TOOL_SECTION), "README.md");
+});
+
 Deno.test("the README's tool table matches the tool list (run `deno task readme` if not)", async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const readme = await readDoc(fileOf(TOOL_SECTION));
   assert.equal(
-    readmeTable(readme),
+    readSection(readme, TOOL_SECTION),
     normalizeTable(renderToolTable()),
     "README.md's tool table is stale: run `deno task readme`",
   );
@@ -50,14 +87,15 @@ Deno.test({
   },
 });
 
-Deno.test("the README's configuration table matches lib/app/help.ts (run `deno task readme` if not)", async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+Deno.test("the docs' configuration table matches lib/app/help.ts (run `deno task readme` if not)", async () => {
+  const file = fileOf(CONFIG_SECTION);
+  const doc = await readDoc(file);
   assert.equal(
-    readmeConfigTable(readme),
+    readSection(doc, CONFIG_SECTION),
     normalizeTable(renderConfigTable()),
-    "README.md's configuration table is stale: run `deno task readme`",
+    `${file}'s configuration table is stale: run \`deno task readme\``,
   );
-  for (const row of ENV_HELP) assert.ok(readme.includes(`| \`${row.name}\``), row.name);
+  for (const row of ENV_HELP) assert.ok(doc.includes(`| \`${row.name}\``), row.name);
 });
 
 Deno.test({
@@ -77,30 +115,34 @@ Deno.test({
   name: "a stale configuration table is caught and rewritten in place",
   permissions: "none",
   fn() {
+    const all = [TOOL_SECTION, CONFIG_SECTION, RELIABILITY_SECTION, SOAK_SECTION];
     const fresh =
       `# x\n\n${renderToolTable()}\n\n${renderConfigTable()}\n\n${renderReliabilityTable()}\n\n${renderSoakTable()}\n\nafter\n`;
     const stale = fresh.replace("limit for each adb call", "limit for each call");
-    assert.notEqual(readmeConfigTable(stale), normalizeTable(renderConfigTable()));
-    assert.equal(updateReadme(stale), fresh);
-    assert.throws(() => updateReadme("# no markers"), /lacks the tool table markers/);
+    assert.notEqual(readSection(stale, CONFIG_SECTION), normalizeTable(renderConfigTable()));
+    assert.deepEqual(staleSections(stale, all), ["configuration table"]);
+    assert.equal(updateSections(stale, all), fresh);
+    assert.throws(() => updateSections("# no markers", all), /lacks the tool table markers/);
   },
 });
 
-Deno.test("the README's soak table matches tests/adb/soak_figures.json (run `deno task readme` if not)", async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+Deno.test("the docs' soak table matches tests/adb/soak_figures.json (run `deno task readme` if not)", async () => {
+  const file = fileOf(SOAK_SECTION);
+  const doc = await readDoc(file);
   assert.equal(
-    readmeSoakTable(readme),
+    readSection(doc, SOAK_SECTION),
     normalizeTable(renderSoakTable()),
-    "README.md's soak table is stale: run `deno task readme`",
+    `${file}'s soak table is stale: run \`deno task readme\``,
   );
 });
 
-Deno.test("the README's reliability table matches the cases the reliability test runs (run `deno task readme` if not)", async () => {
-  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+Deno.test("the docs' reliability table matches the cases the reliability test runs (run `deno task readme` if not)", async () => {
+  const file = fileOf(RELIABILITY_SECTION);
+  const doc = await readDoc(file);
   assert.equal(
-    readmeReliabilityTable(readme),
+    readSection(doc, RELIABILITY_SECTION),
     normalizeTable(renderReliabilityTable()),
-    "README.md's reliability table is stale: run `deno task readme`",
+    `${file}'s reliability table is stale: run \`deno task readme\``,
   );
 });
 
@@ -116,7 +158,11 @@ Deno.test({
     assert.equal(new Set(RELIABILITY_CASES.map((c) => c.id)).size, RELIABILITY_CASES.length);
     const fresh = `${renderToolTable()}\n${renderConfigTable()}\n${table}\n${renderSoakTable()}\n`;
     const stale = fresh.replace("Several phones attached", "Two phones");
-    assert.notEqual(readmeReliabilityTable(stale), normalizeTable(table));
-    assert.equal(readmeReliabilityTable(updateReadme(stale)), normalizeTable(table));
+    const all = [TOOL_SECTION, CONFIG_SECTION, RELIABILITY_SECTION, SOAK_SECTION];
+    assert.notEqual(readSection(stale, RELIABILITY_SECTION), normalizeTable(table));
+    assert.equal(
+      readSection(updateSections(stale, all), RELIABILITY_SECTION),
+      normalizeTable(table),
+    );
   },
 });

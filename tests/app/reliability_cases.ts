@@ -1,9 +1,9 @@
 // The reliability table: each fault or hostile input phone-eye meets, what it does, and what the
 // agent should do next. tests/app/reliability_test.ts reproduces every case and asserts the behaviour;
-// scripts/readme_tools.ts renders the same list into README.md. One list, so the table cannot
+// scripts/readme_tools.ts renders the same list into docs/reliability.md. One list, so the table cannot
 // claim what the tests do not show.
 //
-// Pure data and type-only imports: the README script loads this file without the test machinery.
+// Pure data and type-only imports: the docs script loads this file without the test machinery.
 
 import type { SimPhone } from "../../sim/sim_phone.ts";
 import type { OpenAiServer } from "../fixtures/openai_server.ts";

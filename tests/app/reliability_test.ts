@@ -1,4 +1,4 @@
-// Runs every case of the README's reliability table (tests/app/reliability_cases.ts) against the real
+// Runs every case of docs/reliability.md's table (tests/app/reliability_cases.ts) against the real
 // thing each needs: main.ts over the real adb and simulated phones, a local vision server, raw
 // stdio lines; the fake adb only where the simulated phone cannot act the part.
 

@@ -320,7 +320,7 @@ Deno.test("a probe under the production flags runs adb and uses the shots folder
         "a revoked grant stays revoked",
       );
       // Deno checks the path as given, so the sandbox alone would follow a planted symlink out of
-      // the folder; phone-eye's createNew (O_EXCL) is what refuses it. The README says so.
+      // the folder; phone-eye's createNew (O_EXCL) is what refuses it. docs/security.md says so.
       assert.equal(report["write through shots symlink"], "ok");
       assert.equal(report["createNew through shots symlink"], "AlreadyExists");
       assert.equal(await Deno.readTextFile(join(outside, "secret.txt")), secret);

@@ -1,5 +1,5 @@
 // The sandbox's pure parts: which baked net grants cover a vision host, what start-up revokes, and
-// what the README says the production set grants. The subprocess tests: sandbox_e2e_test.ts.
+// what docs/permissions.md says the production set grants. The subprocess tests: sandbox_e2e_test.ts.
 
 import assert from "node:assert/strict";
 import denoJson from "../../deno.json" with { type: "json" };
@@ -13,7 +13,7 @@ import {
 } from "../../lib/app/sandbox.ts";
 import { planCompile } from "../../scripts/compile.ts";
 
-const README = new URL("../../README.md", import.meta.url).pathname;
+const PERMISSIONS_DOC = new URL("../../docs/permissions.md", import.meta.url).pathname;
 const BAKED: readonly string[] = denoJson.permissions.default.net;
 const direct = (baseUrl: string): VisionConfig => ({
   route: "direct",
@@ -175,17 +175,20 @@ Deno.test({
   },
 });
 
-// ---- the README says what the set grants ----
+// ---- docs/permissions.md says what the set grants ----
 
 Deno.test({
-  name: "the README's Permissions section names every grant of deno.json's default set",
-  permissions: { read: [README] },
+  name: "docs/permissions.md's Permissions section names every grant of deno.json's default set",
+  permissions: { read: [PERMISSIONS_DOC] },
   async fn() {
-    const readme = await Deno.readTextFile(README);
-    const start = readme.indexOf("\n## Permissions\n");
-    assert.ok(start >= 0, "README.md has a Permissions section");
-    const end = readme.indexOf("\n## ", start + 1);
-    const section = readme.slice(start, end < 0 ? undefined : end);
+    const doc = await Deno.readTextFile(PERMISSIONS_DOC);
+    // The section is the page's opening, up to its first subsection.
+    assert.ok(
+      doc.startsWith("# Permissions\n"),
+      "docs/permissions.md opens with its Permissions section",
+    );
+    const end = doc.indexOf("\n## ");
+    const section = doc.slice(0, end < 0 ? undefined : end);
     const set = denoJson.permissions.default;
     for (const entry of [...set.run, ...set.env, ...set.net]) {
       assert.ok(section.includes(`\`${entry}\``), `the Permissions section does not name ${entry}`);
@@ -197,12 +200,12 @@ Deno.test({
 });
 
 Deno.test({
-  name: "the README's compile example bakes exactly its vision host and shots folder",
-  permissions: { read: [README] },
+  name: "docs/permissions.md's compile example bakes exactly its vision host and shots folder",
+  permissions: { read: [PERMISSIONS_DOC] },
   async fn() {
-    const readme = await Deno.readTextFile(README);
-    const example = /^deno task compile (--vision-host \S+.*)$/m.exec(readme)?.[1];
-    assert.ok(example, "README.md shows a deno task compile --vision-host example");
+    const doc = await Deno.readTextFile(PERMISSIONS_DOC);
+    const example = /^deno task compile (--vision-host \S+.*)$/m.exec(doc)?.[1];
+    assert.ok(example, "docs/permissions.md shows a deno task compile --vision-host example");
     const values = Object.fromEntries(
       [...example.matchAll(/--([\w-]+) (\S+)/g)].map((m) => [m[1]!, m[2]!]),
     );

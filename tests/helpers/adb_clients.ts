@@ -1,5 +1,5 @@
 // The adb clients the end-to-end matrix runs under: the `adb` on PATH (Debian's 29.0.6 in CI) and
-// a current-platform-tools client (adb 34: "adb: " error prefixes, ANDROID.md "The adb client").
+// a current-platform-tools client (adb 34: "adb: " error prefixes, docs/android.md, the adb client).
 //
 // adb 34 is found, in order, at $PHONE_EYE_TEST_ADB34 (set by .ci/run, which builds it with
 // shared/tools/adb-34.sh into a private folder), then at /tmp/adb34/bin/adb (that script's default

@@ -1,5 +1,5 @@
 // The largest phone_look result stays well under what clients accept: Claude Code cuts a tool
-// result near 25,000 tokens (ANDROID.md, "MCP clients"). Built from the worst case, measured whole.
+// result near 25,000 tokens (docs/clients.md). Built from the worst case, measured whole.
 
 import assert from "node:assert/strict";
 import { SUMMARY_MAX } from "../../lib/screen/ui_tree.ts";

@@ -294,7 +294,7 @@ Deno.test("with --tls-cert and --tls-key phone-eye serves HTTPS that a client tr
   await using eye = await startHttpEye({
     env: { ...rig.env, PHONE_EYE_HTTP_TOKEN: TOKEN },
     args: [...LISTEN, "--tls-cert", cert, "--tls-key", key],
-    // The http set grants no file reads: the two files are added for this run, as the README says.
+    // The http set grants no file reads: the two files are added for this run, as docs/lab.md says.
     extraFlags: [`--allow-read=${cert},${key}`],
   });
   assert.match(eye.url, /^https:\/\/127\.0\.0\.1:\d+\/mcp$/);

@@ -45,7 +45,7 @@ Deno.test({
   permissions: "none",
   async fn() {
     // Android 10-14 with a FLAG_SECURE window: screencap exits 1 with no output, and exec-out
-    // turns that into empty and 0 (ANDROID.md, `screencap`).
+    // turns that into empty and 0 (docs/android.md, screencap).
     const { adb, device } = deviceAnswering(exited(0, ""), exited(0, ""));
     await assert.rejects(
       captureScreen(device, "take a screenshot", FULL_SIZE),

@@ -845,7 +845,7 @@ onDefaultPhone(
   },
 );
 
-// ---- per Android version (sim/android.ts; ANDROID.md "Android shell tools") ----
+// ---- per Android version (sim/android.ts; docs/android.md, versions at a glance) ----
 
 Deno.test("Android versions answer as AOSP's do, a version of each behaviour (a phone per version)", async (t) => {
   await using rig = await startRig({

@@ -1,5 +1,5 @@
-// What each Android version's tools answer (sim/android.ts; ANDROID.md "Android shell
-// tools"), checked through the real adb client. tests/sim/sim_test.ts runs the checks for a sample of
+// What each Android version's tools answer (sim/android.ts; docs/android.md,
+// versions at a glance), checked through the real adb client. tests/sim/sim_test.ts runs the checks for a sample of
 // versions, one on each side of every behaviour boundary in android.ts's table (SAMPLE_VERSIONS);
 // tests/long/sim_versions_test.ts runs them for the others, so together they cover every version.
 

@@ -1,6 +1,6 @@
 // Every error text phone-eye hands an agent starts by saying it failed ("Cannot …", "Refused: …",
 // "Failed …"): Codex flags no error to its model, so an isError result reaches it only as words
-// (ANDROID.md, "MCP clients"). Walked two ways: the adb error builders over every kind of outcome,
+// (docs/clients.md). Walked two ways: the adb error builders over every kind of outcome,
 // and every verb called in process with bad arguments and on a phone that fails every way.
 
 import assert from "node:assert/strict";
