@@ -2,7 +2,7 @@
 // token, path), with request bodies capped and a cap on the requests one client has open at once.
 
 import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
-import { MAX_LINE_BYTES } from "./stdio_wire.ts";
+import { MAX_LINE_BYTES } from "./stdio_lines.ts";
 import { gate, refusal } from "./http_gate.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT } from "./http_settings.ts";
 
