@@ -55,6 +55,8 @@ function failureResult(tool: string, error: unknown, deps: ServerDeps): CallTool
  * (`_meta.progressToken`): the notification then carries that token, as the protocol requires.
  * Over HTTP the call also ends when its request does (the client went away): the SDK's
  * per-request transports close on that by themselves, its sessionful one (http_sessions.ts) not.
+ * deno.json's serve-http task runs with --unstable-no-legacy-abort, so that signal aborts when the
+ * client goes away, not once the answer has been sent.
  */
 function toolCall(ctx: ServerContext, session: Session): ToolCall {
   const token = ctx.mcpReq._meta?.progressToken;
