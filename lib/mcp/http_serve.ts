@@ -12,7 +12,7 @@ import {
 import { createSession, type Session } from "../core/session.ts";
 import { MAX_LINE_BYTES } from "./stdio_lines.ts";
 import { gate, refusal } from "./http_gate.ts";
-import { createHttpSessions, type SessionExchange } from "./http_sessions.ts";
+import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
 export interface HttpServeDeps {
@@ -131,7 +131,7 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     maxRequestBodySize: maxBodyBytes,
     onerror: (error) => deps.logError(`http: ${error.message}`),
   });
-  const sessions = createHttpSessions({
+  const sessions = new HttpSessions({
     server: deps.server,
     maxSessions: deps.maxSessions ?? MAX_SESSIONS,
   });
