@@ -166,7 +166,7 @@ async function serveHttp(config: Config, http: HttpSettings): Promise<number> {
   let preloaded = false;
   const handler = createHttpHandler({
     settings: http,
-    server: () => createServer(deps),
+    server: (session) => createServer(deps, { session }),
     logError,
     afterResponse() {
       memory.afterSend();

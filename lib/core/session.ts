@@ -1,5 +1,5 @@
 // What one MCP session remembers across its calls: which one-time notes it has already given.
-// One per server instance (server.ts creates it), so each client hears a note once, in full.
+// One per client session (stdio: the process; HTTP: each Mcp-Session-Id), so each hears a note once.
 
 export interface Session {
   /** True the first time `note` is asked about in this session, false every time after. */

@@ -1,18 +1,28 @@
 // The Streamable HTTP face of phone-eye: the SDK's createMcpHandler behind the gate (Host, Origin,
 // token, path), with request bodies capped and a cap on the requests one client has open at once.
 
-import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
-import { MAX_LINE_BYTES } from "./stdio_wire.ts";
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpServer,
+  readRequestBody,
+} from "@modelcontextprotocol/server";
+import { createSession, type Session } from "../core/session.ts";
+import { MAX_LINE_BYTES } from "./stdio_lines.ts";
 import { gate, refusal } from "./http_gate.ts";
-import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT } from "./http_settings.ts";
+import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
+import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
 export interface HttpServeDeps {
   settings: HttpSettings;
   /**
-   * A fresh MCP server over the one set of tool resources (createServer(deps)): the SDK makes one
-   * per request, so the device, its locks and caches live in deps, shared by all of them.
+   * A fresh MCP server over the one set of tool resources that remembers what it told its client
+   * in `session` (createServer(deps, { session })). Servers come and go, per request or per
+   * session, so the device, its locks and caches live in deps, shared by all of them.
    */
-  server: () => McpServer;
+  server: (session: Session) => McpServer;
   /** Unexpected failures of the transport, without headers or bodies (stderr in production). */
   logError: (message: string) => void;
   /**
@@ -24,6 +34,8 @@ export interface HttpServeDeps {
   maxBodyBytes?: number;
   /** MAX_IN_FLIGHT_PER_CLIENT by default. */
   maxInFlightPerClient?: number;
+  /** MAX_SESSIONS by default. */
+  maxSessions?: number;
 }
 
 export interface HttpHandler {
@@ -75,17 +87,71 @@ function whenBodyDone(response: Response, done: () => void): Response {
 }
 
 /**
- * Serves MCP at /mcp with the SDK's own handler: the 2026-07-28 revision per request, and 2025-era
- * clients (initialize, then requests) through its stateless legacy fallback. Nothing of the
- * protocol is written here; this adds the gate, the caps and the after-response hook.
+ * A POST's JSON body, read from a copy so the request stays whole for whoever serves it. None
+ * when there is no JSON to read (another content type, empty, over `maxBytes`, broken): the SDK
+ * then reads the request itself and answers that as it always has.
+ */
+async function peekJson(
+  request: Request,
+  maxBytes: number,
+): Promise<{ value: unknown } | undefined> {
+  if (request.method !== "POST" || !isJsonContentType(request.headers.get("content-type"))) {
+    return undefined;
+  }
+  try {
+    const read = await readRequestBody(request.clone(), maxBytes);
+    if (read.tooLarge || read.text === "") return undefined;
+    return { value: JSON.parse(read.text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves MCP at /mcp with the SDK's own handlers. Nothing of the protocol is written here; this
+ * adds the gate, the caps, the after-response hook, and which handler a request goes to:
+ *
+ * - A 2025-era client (initialize, then requests) gets a session: the SDK's sessionful transport
+ *   answers its initialize with an Mcp-Session-Id, and every request naming that id is served by
+ *   the session's server, which keeps what the client was told (http_sessions.ts).
+ * - Everything else goes to createMcpHandler: the 2026-07-28 revision per request, and 2025-era
+ *   requests naming no session this server holds, through its stateless legacy fallback. These
+ *   have no session to remember by (the 2026-07-28 revision has none at all, and neither the
+ *   remote address nor clientInfo tells one client from another), so each request's server gets
+ *   a fresh Session and such a client hears a once-per-session note in full on every call: a note
+ *   heard twice costs a paragraph, a note never heard leaves the agent guessing.
+ * - GET (the 2025 stream for messages the server starts) is answered 405 as before: phone-eye
+ *   starts none, and an open stream would hold one of its client's in-flight slots for good.
  */
 export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
   const maxInFlight = deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT;
-  const mcp = createMcpHandler(() => deps.server(), {
+  const maxBodyBytes = deps.maxBodyBytes ?? MAX_LINE_BYTES;
+  const mcp = createMcpHandler(() => deps.server(createSession()), {
     legacy: "stateless",
-    maxRequestBodySize: deps.maxBodyBytes ?? MAX_LINE_BYTES,
+    maxRequestBodySize: maxBodyBytes,
     onerror: (error) => deps.logError(`http: ${error.message}`),
   });
+  const sessions = new HttpSessions({
+    server: deps.server,
+    maxSessions: deps.maxSessions ?? MAX_SESSIONS,
+  });
+  const route = async (request: Request): Promise<SessionExchange> => {
+    const held = request.method === "POST" || request.method === "DELETE"
+      ? sessions.serve(request)
+      : undefined;
+    if (held !== undefined) return await held;
+    const body = await peekJson(request, maxBodyBytes);
+    if (
+      body !== undefined && isInitializeRequest(body.value) &&
+      await isLegacyRequest(request, body.value, { maxRequestBodySize: maxBodyBytes })
+    ) {
+      // Undefined when every session held has a call open: this client is served statelessly.
+      const started = sessions.start(request, body.value);
+      if (started !== undefined) return await started;
+    }
+    const response = await mcp.fetch(request, body && { parsedBody: body.value });
+    return { response, done: () => {} };
+  };
   const inFlight = new Map<string, number>();
   const release = (client: string) => {
     const left = (inFlight.get(client) ?? 1) - 1;
@@ -106,16 +172,21 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
         );
       }
       inFlight.set(client, open + 1);
-      let response: Response;
+      let served: SessionExchange;
       try {
-        response = await mcp.fetch(request);
+        served = await route(request);
       } catch (error) {
         release(client);
         deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
         return refusal(500, "Internal error: the request could not be served");
       }
-      return whenBodyDone(response, () => release(client));
+      return whenBodyDone(served.response, () => {
+        served.done();
+        release(client);
+      });
     },
-    close: () => mcp.close(),
+    close: async () => {
+      await Promise.all([mcp.close(), sessions.close()]);
+    },
   };
 }

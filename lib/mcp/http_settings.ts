@@ -13,6 +13,13 @@ export const MIN_TOKEN_LENGTH = 32;
  */
 export const MAX_IN_FLIGHT_PER_CLIENT = 16;
 
+/**
+ * MCP sessions one HTTP server holds at once (http_sessions.ts): each is a server of its own with
+ * the tool list registered, tens of kilobytes, so a lab's clients fit many times over in a few MB.
+ * Past it, a new session drops the least recently used one that has no request open.
+ */
+export const MAX_SESSIONS = 256;
+
 /** The names of this machine that need no DNS: a Host header naming one cannot be a rebinding. */
 export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 

@@ -53,12 +53,19 @@ function failureResult(tool: string, error: unknown, deps: ServerDeps): CallTool
 /**
  * The call's cancellation signal, and progress reporting when the client sent a progress token
  * (`_meta.progressToken`): the notification then carries that token, as the protocol requires.
+ * Over HTTP the call also ends when its request does (the client went away): the SDK's
+ * per-request transports close on that by themselves, its sessionful one (http_sessions.ts) not.
+ * deno.json's serve-http task runs with --unstable-no-legacy-abort, so that signal aborts when the
+ * client goes away, not once the answer has been sent.
  */
 function toolCall(ctx: ServerContext, session: Session): ToolCall {
   const token = ctx.mcpReq._meta?.progressToken;
+  const request = ctx.http?.req?.signal;
   return {
     session,
-    signal: ctx.mcpReq.signal,
+    signal: request === undefined
+      ? ctx.mcpReq.signal
+      : AbortSignal.any([ctx.mcpReq.signal, request]),
     progress: token === undefined ? undefined : (update) =>
       ctx.mcpReq.notify(
         {
@@ -99,7 +106,19 @@ function deviceOf(args: unknown): string | undefined {
   return typeof args.device === "string" ? args.device : undefined;
 }
 
-export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): McpServer {
+export interface CreateServerOptions {
+  /** The verbs served: TOOLS unless a test serves its own. */
+  tools?: readonly Tool[];
+  /**
+   * What this client has been told (the first look's vision note), kept across its calls. A fresh
+   * one by default: on stdio the one connection's server lives as long as the process; over HTTP
+   * http_serve.ts passes the client's session's, or a fresh one where there is no session.
+   */
+  session?: Session;
+}
+
+export function createServer(deps: ServerDeps, options: CreateServerOptions = {}): McpServer {
+  const { tools = TOOLS, session = createSession() } = options;
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
     // The tool list never changes while the server runs. Declared here, before any tool is
@@ -107,8 +126,6 @@ export function createServer(deps: ServerDeps, tools: readonly Tool[] = TOOLS): 
     // otherwise sets it to true.
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
-  // One per server instance: what this client has been told (the first look's vision note).
-  const session = createSession();
   // The SDK runs each verb's schema before this (tool.ts, checkedBy), which passes on a refusal
   // in phone-eye's words; a failure of the handler itself becomes a result the agent can read.
   const serve: ServeTool = (def) => async (checked, ctx) => {

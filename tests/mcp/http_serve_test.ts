@@ -55,7 +55,7 @@ function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSetti
       tls: undefined,
       ...settings,
     },
-    server: () => createServer(deps, [wait]),
+    server: (session) => createServer(deps, { tools: [wait], session }),
     logError: deps.logError,
     afterResponse: () => responses++,
     maxInFlightPerClient,

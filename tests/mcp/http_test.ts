@@ -3,6 +3,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/client";
+import { createVision } from "../../lib/vision/vision.ts";
 import { textOf } from "../helpers/in_process.ts";
 import { refusedStart, startHttpEye } from "../helpers/http_eye.ts";
 import { startRig, tempDir } from "../helpers/rig.ts";
@@ -198,6 +200,27 @@ Deno.test("one HTTP server with a token, two phones behind it", async (t) => {
       assert.notEqual(tapB.isError, true, textOf(tapB));
       assert.deepEqual(tapsA(), [["tap", "11", "12"]]);
       assert.deepEqual(tapsB(), [["tap", "21", "22"]]);
+    },
+  );
+
+  await t.step(
+    "without vision a client's first look carries the note in full and its next one line; a new client hears it in full",
+    async () => {
+      const note = createVision({ route: "none" }).unavailable!;
+      const visionLine = async (client: Client) => {
+        const look = await client.callTool({
+          name: "phone_look",
+          arguments: { device: a.serial },
+        });
+        assert.notEqual(look.isError, true, textOf(look));
+        return /\[vision\]\n(.*)\n/.exec(textOf(look))?.[1];
+      };
+      const first = await eye.connect({ token: TOKEN });
+      assert.equal(await visionLine(first), `Vision unavailable: ${note.note}`);
+      assert.equal(await visionLine(first), `Vision unavailable: ${note.brief}`);
+      const second = await eye.connect({ token: TOKEN });
+      assert.equal(await visionLine(second), `Vision unavailable: ${note.note}`);
+      assert.equal(await visionLine(first), `Vision unavailable: ${note.brief}`);
     },
   );
 

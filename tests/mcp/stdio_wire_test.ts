@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import {
-  type ByteSink,
-  type ByteSource,
   firstInvalidUtf8,
   judgeLine,
   judgeLineBytes,
   LineFramer,
-  StdioWire,
-} from "../../lib/mcp/stdio_wire.ts";
+} from "../../lib/mcp/stdio_lines.ts";
+import { type ByteSink, type ByteSource, StdioWire } from "../../lib/mcp/stdio_wire.ts";
 import { FakeClock } from "../helpers/fake_clock.ts";
 import { randomFrom } from "../helpers/prng.ts";
 import { waitFor } from "../helpers/wait_for.ts";
