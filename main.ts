@@ -7,15 +7,8 @@ import { createAdbRunner } from "./lib/adb/runner.ts";
 import { createLimiter, HOST_SLOTS } from "./lib/adb/queue.ts";
 import { createPhones } from "./lib/adb/phones.ts";
 import { realClock } from "./lib/core/clock.ts";
-import {
-  type Config,
-  ConfigError,
-  type EnvVar,
-  loadConfig,
-  parseCommandLine,
-  TERMINAL_HINT,
-  VERSION,
-} from "./lib/config/config.ts";
+import { type Config, ConfigError, type EnvVar, loadConfig, VERSION } from "./lib/config/config.ts";
+import { parseCommandLine, TERMINAL_HINT } from "./lib/config/flags.ts";
 import { planNetNarrowing, visionHost, visionPort } from "./lib/app/sandbox.ts";
 import { BUILD } from "./lib/app/build_info.ts";
 import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/mcp/server.ts";
@@ -234,7 +227,8 @@ async function main(argv: string[]): Promise<number | undefined> {
     if (command === "help") return writeOut((await import("./lib/app/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
     // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
-    config = loadConfig(readEnv, parsed.serial, {
+    config = loadConfig(readEnv, {
+      serial: parsed.serial,
       keyInClear: command === "doctor" ? "report" : "refuse",
     });
     http = loadHttpSettings(readEnv, parsed);
