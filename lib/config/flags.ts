@@ -1,14 +1,7 @@
 // Turns phone-eye's command line into what main.ts does (serve, --help, --version, --doctor) and the
 // values of its flags, each refusal worded here. Pure: the caller passes argv.
 
-import { ConfigError, VERSION } from "./config.ts";
-
-/**
- * Said once on stderr when a person starts phone-eye in a terminal (stdin is a TTY): it is a
- * stdio server waiting for an MCP client, and a silent terminal would otherwise look like a hang.
- */
-export const TERMINAL_HINT =
-  `phone-eye ${VERSION} is an MCP server and is waiting for an MCP client on stdin: add it to your client instead (the README's "Add it to your MCP client" has the Claude Code, Codex and Cursor configs). "phone-eye --doctor" (from source: deno task doctor) checks adb, the phone and vision. Ctrl-C quits.`;
+import { ConfigError } from "./config.ts";
 
 export type Command = "serve" | "help" | "version" | "doctor";
 

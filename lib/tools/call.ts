@@ -11,8 +11,8 @@ import type { Session } from "../core/session.ts";
 import type { Vision } from "../vision/route.ts";
 
 /**
- * The resources the verbs share, one object created per server (main.ts; tests build their own
- * with fakes as data).
+ * The resources the verbs share, one object created per process (lib/app/real_deps.ts; tests build
+ * their own with fakes as data).
  */
 export interface ToolDeps {
   /** The phones this server may drive; a verb's call is given the one its `device` names. */
