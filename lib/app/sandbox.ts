@@ -1,5 +1,5 @@
 // Start-up narrowing of the baked net grants to the one vision host the configuration uses.
-// Pure planning (which grants to revoke, and how to name them to Deno); main.ts carries it out.
+// Pure planning (which grants to revoke, and how to name them to Deno); narrow_net.ts carries it out.
 
 import type { VisionConfig } from "../config/config.ts";
 

@@ -1,5 +1,5 @@
-// Turns environment variables and command-line flags into one Config value.
-// Pure: the caller passes the env reader and argv, so tests need no permissions.
+// Turns environment variables (and --serial, which the command line gives) into one Config value.
+// Pure: the caller passes the env reader, so tests need no permissions. flags.ts reads argv.
 
 import denoJson from "../../deno.json" with { type: "json" };
 import type { EnvVar } from "./env_vars.ts";
@@ -85,9 +85,12 @@ export interface Config {
   visionAllowHttp: boolean;
 }
 
-/** How loadConfig treats vision credentials that would travel unencrypted (keyInClear). */
+/** What loadConfig is given beside the environment. */
 export interface LoadOptions {
+  /** The --serial flag's value (lib/config/flags.ts): the one phone to drive, over ANDROID_SERIAL. */
+  serial?: string | undefined;
   /**
+   * How vision credentials that would travel unencrypted (keyInClear) are treated.
    * "refuse" (serving): a ConfigError, so phone-eye does not start. "report" (--doctor): vision
    * is turned off with the refusal as its problem, so the doctor prints it as a FAIL line and
    * sends nothing.
@@ -95,129 +98,8 @@ export interface LoadOptions {
   keyInClear?: "refuse" | "report";
 }
 
-export type Command = "serve" | "help" | "version" | "doctor";
-
 export class ConfigError extends Error {
   override name = "ConfigError";
-}
-
-/**
- * Said once on stderr when a person starts phone-eye in a terminal (stdin is a TTY): it is a
- * stdio server waiting for an MCP client, and a silent terminal would otherwise look like a hang.
- */
-export const TERMINAL_HINT =
-  `phone-eye ${VERSION} is an MCP server and is waiting for an MCP client on stdin: add it to your client instead (the README's "Add it to your MCP client" has the Claude Code, Codex and Cursor configs). "phone-eye --doctor" (from source: deno task doctor) checks adb, the phone and vision. Ctrl-C quits.`;
-
-/**
- * phone-eye's flags, as node:util's parseArgs reads them: `--serial VALUE` or `--serial=VALUE`,
- * and the switches alone.
- */
-const FLAGS = {
-  serial: { type: "string" },
-  http: { type: "string" },
-  "tls-cert": { type: "string" },
-  "tls-key": { type: "string" },
-  doctor: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "V" },
-} as const;
-
-type ValueFlag = "serial" | "http" | "tls-cert" | "tls-key";
-
-/** What each flag with a value takes: its name in --help, and what a missing value is told. */
-const VALUES: { readonly [name in ValueFlag]: { form: string; needs: string } } = {
-  serial: {
-    form: "SERIAL",
-    needs: 'the serial "adb devices" prints, or ip:port for Wi-Fi',
-  },
-  http: { form: "HOST:PORT", needs: "the address to serve, such as 127.0.0.1:8080" },
-  "tls-cert": { form: "FILE", needs: "a PEM certificate file" },
-  "tls-key": { form: "FILE", needs: "the PEM private key file of the certificate" },
-};
-
-/** The flags as a person types them, for the messages below and a check against --help. */
-export const FLAG_FORMS: readonly string[] = Object.entries(FLAGS).map(([name, flag]) =>
-  flag.type === "string" ? `--${name} ${VALUES[name as ValueFlag].form}` : `--${name}`
-);
-
-/** What the command line asked for: the command, and the values of the flags that have one. */
-export interface CommandLine {
-  command: Command;
-  serial?: string;
-  /** --http HOST:PORT: serve over Streamable HTTP (lib/mcp/http_settings.ts reads the rest). */
-  http?: string;
-  tlsCert?: string;
-  tlsKey?: string;
-}
-
-const VALUE_KEYS = {
-  serial: "serial",
-  http: "http",
-  "tls-cert": "tlsCert",
-  "tls-key": "tlsKey",
-} as const;
-
-/** What a refused command line is told: the flags there are, and where they are explained. */
-const FLAG_LIST = `the flags are ${FLAG_FORMS.slice(0, -1).join(", ")} and ${
-  FLAG_FORMS.at(-1)
-} (--help says what each does)`;
-
-/**
- * Parses argv into the command to run, refusing anything but phone-eye's flags in its own words.
- * MCP clients start phone-eye with no arguments, so that path loads no parser: node:util is
- * imported only when there is something to read.
- */
-export async function parseCommandLine(
-  argv: readonly string[],
-): Promise<CommandLine> {
-  // `deno task start -- --doctor` hands main.ts the "--" too (deno task appends every argument
-  // after the task name, separator included); it is not an argument of phone-eye's.
-  const args = argv[0] === "--" ? argv.slice(1) : [...argv];
-  if (args.length === 0) return { command: "serve" };
-  const { parseArgs } = await import("node:util");
-  // Not strict: the tokens say what was given, and each refusal below is worded here, not by Node.
-  const { tokens } = parseArgs({
-    args,
-    options: FLAGS,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  const values: Omit<CommandLine, "command"> = {};
-  const switches = new Set<string>();
-  for (const token of tokens) {
-    if (token.kind === "option-terminator") continue;
-    if (token.kind === "positional") {
-      throw new ConfigError(
-        `unexpected argument ${
-          JSON.stringify(token.value)
-        }; phone-eye takes none, and ${FLAG_LIST}`,
-      );
-    }
-    if (!Object.hasOwn(FLAGS, token.name)) {
-      throw new ConfigError(`unknown flag ${token.rawName}; ${FLAG_LIST}`);
-    }
-    if (Object.hasOwn(VALUES, token.name)) {
-      const name = token.name as ValueFlag;
-      // `--serial --doctor` would otherwise take "--doctor" for the serial.
-      if (token.value === undefined || (!token.inlineValue && token.value.startsWith("-"))) {
-        throw new ConfigError(`flag --${name} needs a value: ${VALUES[name].needs}`);
-      }
-      values[VALUE_KEYS[name]] = token.value;
-    } else if (token.value !== undefined) {
-      throw new ConfigError(`flag ${token.rawName} takes no value; ${FLAG_LIST}`);
-    } else {
-      switches.add(token.name);
-    }
-  }
-  const command: Command = switches.has("help")
-    ? "help"
-    : switches.has("version")
-    ? "version"
-    : switches.has("doctor")
-    ? "doctor"
-    : "serve";
-  return { command, ...values };
 }
 
 /**
@@ -226,12 +108,8 @@ export async function parseCommandLine(
  * make the new setting unusable until a global one is unset. --serial beside PHONE_EYE_DEVICES is
  * refused: both are given to phone-eye alone, and they contradict each other.
  */
-export function loadConfig(
-  readEnv: ReadEnv,
-  serialFlag?: string,
-  options: LoadOptions = {},
-): Config {
-  const phones = loadPhoneSet(readEnv, serialFlag);
+export function loadConfig(readEnv: ReadEnv, options: LoadOptions = {}): Config {
+  const phones = loadPhoneSet(readEnv, options.serial);
   const visionAllowHttp = readAllowHttp(readEnv);
   let vision = loadVisionConfigOrProblem(readEnv);
   const inClear = visionAllowHttp ? undefined : keyInClear(vision);

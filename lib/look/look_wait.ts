@@ -1,14 +1,15 @@
 // phone_look's wait: polls the UI tree until a named element appears (wait_for) or is gone
 // (wait_gone), within a timeout inside the look's budget, then looks, with a [waited] line first.
 
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { LookCall, LookDeps } from "./deps.ts";
+import { gatherLook } from "./gather.ts";
+import { type LookAnswer, lookAnswer } from "./look.ts";
+import { lookProgress, seconds } from "./progress.ts";
 import { AgentError } from "../core/errors.ts";
 import { matchElements } from "../screen/find_element.ts";
-import { gatherLook, lookProgress, lookResult } from "./look.ts";
 import { readUiTree } from "../screen/screen.ts";
 import { remember, within } from "../screen/settle.ts";
 import { formatElementLine, type UiElement } from "../screen/ui_tree.ts";
-import { errorResult, type PhoneDeps, type ToolCall } from "../tools/tool.ts";
 
 /**
  * The least time from the start of one poll to the next. Each dump returns once the screen has
@@ -27,8 +28,6 @@ export interface WaitCondition {
   timeoutMs: number;
 }
 
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
-
 /** The wait's timeout once kept within the look's budget. */
 export function waitLimitMs(timeoutMs: number, lookBudgetMs: number): number {
   return Math.max(0, Math.min(timeoutMs, lookBudgetMs - LOOK_RESERVE_MS));
@@ -40,11 +39,11 @@ export function waitLimitMs(timeoutMs: number, lookBudgetMs: number): number {
  * did not within the timeout. Progress goes out while waiting, and the look's continues from there.
  */
 export async function waitThenLook(
-  deps: PhoneDeps,
+  deps: LookDeps,
   question: string | undefined,
   wait: WaitCondition,
-  call: ToolCall,
-): Promise<CallToolResult> {
+  call: LookCall,
+): Promise<LookAnswer> {
   const { device, clock } = deps;
   const started = clock.now();
   const limit = waitLimitMs(wait.timeoutMs, deps.lookBudgetMs);
@@ -94,7 +93,7 @@ export async function waitThenLook(
     await progress.stop();
   }
   if (call.signal.aborted) {
-    return errorResult("Cannot look: the client cancelled the call while it waited");
+    return { text: "Cannot look: the client cancelled the call while it waited", failed: true };
   }
   const waited = clock.now() - started;
   const line = met === undefined
@@ -116,8 +115,6 @@ export async function waitThenLook(
         ((u) => report({ ...u, progress: u.progress + offset, total: deps.lookBudgetMs + offset })),
     },
   );
-  const result = lookResult(outcomes);
-  const [first, ...rest] = result.content;
-  const text = first?.type === "text" ? first.text : "";
-  return { ...result, content: [{ type: "text", text: `[waited]\n${line}\n\n${text}` }, ...rest] };
+  const answer = lookAnswer(outcomes);
+  return { ...answer, text: `[waited]\n${line}\n\n${answer.text}` };
 }

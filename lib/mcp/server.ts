@@ -13,15 +13,9 @@ import {
 import { VERSION } from "../config/config.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { TOOLS } from "../tools/index.ts";
-import {
-  agentMessage,
-  errorResult,
-  type ServeTool,
-  type Tool,
-  type ToolCall,
-  type ToolDeps,
-  ToolInputError,
-} from "../tools/tool.ts";
+import { agentMessage, ToolInputError } from "../core/errors.ts";
+import { errorResult, type ToolCall, type ToolDeps } from "../tools/call.ts";
+import type { ServeTool, Tool } from "../tools/tool.ts";
 
 /**
  * What the client puts before the model. The first line carries the rules on its own: Codex's

@@ -8,7 +8,7 @@ import type { Clock } from "../core/clock.ts";
 import { AgentError } from "../core/errors.ts";
 import { describeCandidate, findElement, notFoundMessage } from "./find_element.ts";
 import { readUiTree, ttyRefused } from "./screen.ts";
-import { ToolInputError } from "../tools/tool.ts";
+import { ToolInputError } from "../core/errors.ts";
 import { type DumpResult, extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
 
 /** How long an action waits for the screen to settle before saying it did not (tool descriptions). */

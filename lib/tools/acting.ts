@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ScreenReading } from "../adb/device.ts";
 import { scanCharacters } from "../core/characters.ts";
-import { type PhoneDeps, textResult, type ToolCall } from "./tool.ts";
+import { type PhoneDeps, textResult, type ToolCall } from "./call.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
 export const SETTLE_BUDGET_S = 3;

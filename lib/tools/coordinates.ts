@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import type { Device } from "../adb/device.ts";
-import { ToolInputError } from "./tool.ts";
+import { ToolInputError } from "../core/errors.ts";
 
 /** A coordinate argument: device pixels, the space of the UI tree's bounds. */
 export function coordinate(axis: string): z.ZodNumber {

@@ -5,7 +5,9 @@ import { z } from "zod";
 import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../adb/phone_facts.ts";
 import type { Phones } from "../adb/phones.ts";
 import { excerpt } from "../core/text.ts";
-import { agentMessage, defineServerTool, LOOKS_ONLY, textResult } from "./tool.ts";
+import { agentMessage } from "../core/errors.ts";
+import { textResult } from "./call.ts";
+import { defineServerTool, LOOKS_ONLY } from "./tool.ts";
 
 /** Where the set of phones comes from, for the headline. */
 function setName(phones: Phones): string {

@@ -15,7 +15,8 @@ import { closestPackages } from "../core/near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
+import { ToolInputError } from "../core/errors.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 const field = (what: string) => z.string().min(1).max(2000).optional().describe(what);
 

@@ -7,7 +7,8 @@ import { characterName, scanCharacters } from "../core/characters.ts";
 import { runInput } from "../adb/input.ts";
 import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../adb/keys.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
+import { ToolInputError } from "../core/errors.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 export const phoneKey = defineTool({
   name: "phone_key",

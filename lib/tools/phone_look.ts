@@ -1,10 +1,13 @@
 // phone_look: a vision model's reading of the screen fused with the UI tree's exact bounds, after
 // an optional wait for an element. Static and cheap; the work (lib/look/look.ts) loads on the first look.
 
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { characterName, scanCharacters } from "../core/characters.ts";
 import { elementName } from "./acting.ts";
-import { defineTool, deviceArg, LOOKS_ONLY, ToolInputError } from "./tool.ts";
+import { ToolInputError } from "../core/errors.ts";
+import { defineTool, deviceArg, LOOKS_ONLY } from "./tool.ts";
+import type { LookAnswer } from "../look/look.ts";
 
 /**
  * The question as the vision model gets it. It goes to a model, not to a shell, and line breaks and
@@ -32,6 +35,15 @@ export function visionQuestion(question: string | undefined): string | undefined
  */
 const loadLook = () => import("../look/look.ts");
 const loadWait = () => import("../look/look_wait.ts");
+
+/**
+ * The look's answer as the tool result; an error only when both channels failed. No
+ * structuredContent: Claude Code and Codex show the model only that when it is present,
+ * dropping the text (docs/vision.md, "Why phone_look returns text only").
+ */
+export function lookResult({ text, failed }: LookAnswer): CallToolResult {
+  return { content: [{ type: "text", text }], ...(failed ? { isError: true } : {}) };
+}
 
 /** A wait's timeout when none is given, and the most one may be. */
 export const WAIT_DEFAULT_MS = 10_000;
@@ -71,7 +83,7 @@ export const phoneLook = defineTool({
         gone: wait_gone !== undefined,
         timeoutMs: timeout_ms ?? WAIT_DEFAULT_MS,
       };
-      return await waitThenLook(deps, asked, wait, call);
+      return lookResult(await waitThenLook(deps, asked, wait, call));
     }
     if (timeout_ms !== undefined) {
       throw new ToolInputError(
@@ -79,7 +91,7 @@ export const phoneLook = defineTool({
       );
     }
     const { look } = await loadLook();
-    return await look(deps, asked, call);
+    return lookResult(await look(deps, asked, call));
   },
   preload: () => Promise.all([loadLook(), loadWait()]),
 });

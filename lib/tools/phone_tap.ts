@@ -13,7 +13,8 @@ import {
   settleField,
 } from "./acting.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
+import { ToolInputError } from "../core/errors.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 export const phoneTap = defineTool({
   name: "phone_tap",

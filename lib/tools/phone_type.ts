@@ -15,7 +15,8 @@ import {
   SETTLE_SENTENCE,
   settleField,
 } from "./acting.ts";
-import { ACTS_ON_PHONE, defineTool, deviceArg, ToolInputError } from "./tool.ts";
+import { ToolInputError } from "../core/errors.ts";
+import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 export const phoneType = defineTool({
   name: "phone_type",

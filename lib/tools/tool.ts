@@ -1,5 +1,5 @@
-// What a tool is (name, schema, annotations, handler), what the verbs are given, and how failures
-// become tool results. Every verb file in lib/tools/ exports one Tool; server.ts registers the list.
+// What a tool is (name, schema, annotations, handler) and how it registers itself with the SDK,
+// its arguments checked first. Every verb file in lib/tools/ exports one Tool; server.ts registers them.
 
 import type {
   CallToolResult,
@@ -10,44 +10,8 @@ import type {
   ToolAnnotations,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Device } from "../adb/device.ts";
 import { SERIAL_MAX_LENGTH, SERIAL_PATTERN } from "../config/serial.ts";
-import type { Clock } from "../core/clock.ts";
-import { AgentError } from "../core/errors.ts";
-import type { MemoryHandle } from "../core/memory.ts";
-import type { Session } from "../core/session.ts";
-import type { Phones } from "../adb/phones.ts";
-import type { Vision } from "../vision/route.ts";
-
-/**
- * The resources the verbs share, one object created per server (main.ts; tests build their own
- * with fakes as data).
- */
-export interface ToolDeps {
-  /** The phones this server may drive; a verb's call is given the one its `device` names. */
-  phones: Phones;
-  vision: Vision;
-  /**
-   * Keeps a screenshot in PHONE_EYE_SHOTS and says where (or why not), never throwing; undefined
-   * when no folder is configured, so screenshots never touch disk.
-   */
-  saveShot: ((png: Uint8Array) => Promise<string>) | undefined;
-  /** How long phone_look may run before it answers with what has arrived (config.ts). */
-  lookBudgetMs: number;
-  /** What the look's budget, progress heartbeat and retries wait on (lib/core/clock.ts). */
-  clock: Clock;
-  /**
-   * Where a verb says it left garbage worth collecting (a screenshot leaves megabytes of buffers
-   * behind); lib/core/memory.ts collects it once the answer has been written.
-   */
-  memory: MemoryHandle;
-}
-
-/** What a verb that drives a phone is given: the server's resources and the call's phone. */
-export interface PhoneDeps extends ToolDeps {
-  /** The phone this call's `device` argument named (or the only one), from `phones`. */
-  device: Device;
-}
+import type { PhoneDeps, ToolCall, ToolDeps } from "./call.ts";
 
 /**
  * The `device` argument every verb that drives a phone takes. The schema whitelists it (printable
@@ -61,23 +25,6 @@ export const deviceArg = (): z.ZodOptional<z.ZodString> =>
   }).optional().describe(
     "which phone, as phone_devices lists it (an adb serial); omit when the server drives one phone",
   );
-
-/** One update for the client's progress display: `progress` must grow with every update. */
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-/** What the server knows about one call beyond its arguments. */
-export interface ToolCall {
-  /** Fires when the client cancels the call. */
-  signal: AbortSignal;
-  /** Sends a progress notification; undefined when the client asked for none (no token). */
-  progress: ((update: ProgressUpdate) => Promise<void>) | undefined;
-  /** The session the call belongs to: what this client has already been told. */
-  session: Session;
-}
 
 /**
  * A tool's input schema: a zod object built with z.strictObject, so an argument the tool does not
@@ -148,22 +95,6 @@ export interface Tool {
   readonly preload: (() => Promise<unknown>) | undefined;
   /** Registers the verb with `server`, its schema and its handler served by `serve`. */
   register(server: McpServer, serve: ServeTool): void;
-}
-
-/** A refusal of the arguments themselves (not a device failure): shown to the agent as-is. */
-export class ToolInputError extends AgentError<"INVALID_INPUT"> {
-  override name = "ToolInputError";
-  constructor(message: string, options?: ErrorOptions) {
-    super("INVALID_INPUT", message, options);
-  }
-}
-
-/**
- * The message of an error written for the agent (what failed, the state, what to do), or
- * undefined for an unexpected one, which the caller reports as such.
- */
-export function agentMessage(error: unknown): string | undefined {
-  return error instanceof AgentError ? error.message : undefined;
 }
 
 /**
@@ -240,14 +171,6 @@ export function refusalOf(tool: string, issues: readonly StandardSchemaV1.Issue[
     return path.length > 0 ? `${path.join(".")}: ${issue.message}` : issue.message;
   });
   return `Refused: invalid arguments for ${tool}: ${said.join(", ")}`;
-}
-
-export function textResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }] };
-}
-
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
 }
 
 /** Annotations for verbs that act on the phone: a tap can confirm a payment, so no soft claims. */

@@ -6,7 +6,7 @@ import { screencapPngCommand, tapCommand, uiDumpCommand } from "../../lib/adb/co
 import { createDevice, type Device } from "../../lib/adb/device.ts";
 import { OUTPUT_CAPS } from "../../lib/adb/runner.ts";
 import { visionQuestion } from "../../lib/tools/phone_look.ts";
-import { ToolInputError } from "../../lib/tools/tool.ts";
+import { ToolInputError } from "../../lib/core/errors.ts";
 import { exited, fakeAdb, type FakeAnswer, rejectsWith, timedOut } from "../helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "../helpers/in_process.ts";
 

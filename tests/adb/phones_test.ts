@@ -29,7 +29,7 @@ Deno.test({
     assert.deepEqual(loadConfig(env({ PHONE_EYE_DEVICES: " , " })).phones, { kind: "default" });
     assert.deepEqual(loadConfig(env({})).phones, { kind: "default" });
     assert.throws(
-      () => loadConfig(env({ PHONE_EYE_DEVICES: "a1" }), "b2"),
+      () => loadConfig(env({ PHONE_EYE_DEVICES: "a1" }), { serial: "b2" }),
       /--serial and PHONE_EYE_DEVICES/,
     );
     assert.throws(() => loadConfig(env({ PHONE_EYE_DEVICES: "*,a1" })), /either \*/);

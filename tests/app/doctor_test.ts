@@ -117,7 +117,7 @@ const NO_KEYBOARD = "[info] ADB Keyboard not installed: typing is ASCII only";
  */
 async function doctorHere(env: Record<string, string>): Promise<Run> {
   const read = (name: string) => env[name];
-  const config = loadConfig(read, undefined, { keyInClear: "report" });
+  const config = loadConfig(read, { keyInClear: "report" });
   const run = createAdbRunner("adb", adbEnvironment(read));
   const timeoutMs = config.adbTimeoutMs;
   const hostSlots = createLimiter(HOST_SLOTS);

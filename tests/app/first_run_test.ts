@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import denoJson from "../../deno.json" with { type: "json" };
-import { TERMINAL_HINT } from "../../lib/config/config.ts";
+import { TERMINAL_HINT } from "../../lib/app/serve_stdio.ts";
 import { denoDir, denoEnv } from "../helpers/phone_eye.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;

@@ -200,7 +200,7 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
     "npm:@modelcontextprotocol/client",
   ];
   assert.deepEqual(onFirstUse.filter((m) => startup.has(m)), []);
-  // No Node built-in at start-up: stdio runs on Deno's own streams (lib/mcp/stdio_wire.ts) and config.ts
+  // No Node built-in at start-up: stdio runs on Deno's own streams (lib/mcp/stdio_wire.ts) and flags.ts
   // loads node:util's parseArgs only when there are flags; Node's compatibility layer costs time.
   assert.deepEqual([...startup].filter((m) => m.startsWith("node:")), []);
   // They are still in the graph, imported dynamically (so `deno info` and compile see them).

@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { SUMMARY_MAX } from "../../lib/screen/ui_tree.ts";
 import { MAX_POINTS } from "../../lib/look/fusion.ts";
-import { lookResult, POINTS_SHOWN_MAX } from "../../lib/look/look.ts";
+import { lookAnswer } from "../../lib/look/look.ts";
+import { POINTS_SHOWN_MAX } from "../../lib/look/words.ts";
+import { lookResult } from "../../lib/tools/phone_look.ts";
 import { type Script, SCRIPTS, worstLook } from "../fixtures/worst_look.ts";
 
 const CLIENT_CAP_TOKENS = 25_000;
@@ -25,7 +27,7 @@ for (const script of Object.keys(SCRIPTS) as Script[]) {
     name: `the largest phone_look in ${script} text stays under half of Claude Code's token cap`,
     permissions: "none",
     fn() {
-      const result = lookResult(worstLook(script));
+      const result = lookResult(lookAnswer(worstLook(script)));
       // The whole result as the client receives it: JSON escaping counts too.
       const wire = JSON.stringify(result);
       const tokens = estimateTokens(wire);

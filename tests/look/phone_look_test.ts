@@ -2,17 +2,11 @@
 // channels' results (or failures) become the text the agent reads, and what the text shows at most.
 
 import assert from "node:assert/strict";
-import {
-  ANSWER_SHOWN_MAX,
-  fuseLook,
-  type Look,
-  LOOK_FAILED,
-  type LookOutcomes,
-  lookResult,
-  lookText,
-  POINTS_SHOWN_MAX,
-  type Seen,
-} from "../../lib/look/look.ts";
+import { fuseLook, type Look } from "../../lib/look/fuse.ts";
+import type { LookOutcomes, Seen } from "../../lib/look/gather.ts";
+import { lookAnswer } from "../../lib/look/look.ts";
+import { ANSWER_SHOWN_MAX, LOOK_FAILED, lookText, POINTS_SHOWN_MAX } from "../../lib/look/words.ts";
+import { lookResult } from "../../lib/tools/phone_look.ts";
 import { parseUiTree } from "../../lib/screen/ui_tree.ts";
 import { MAX_ANSWER_CHARS } from "../../lib/look/fusion.ts";
 
@@ -73,7 +67,7 @@ Deno.test({
       tree: { ok: false, reason: TREE_DOWN },
     };
     // Text only: Claude Code would show the model structuredContent instead of the text.
-    assert.deepEqual(lookResult(outcomes), {
+    assert.deepEqual(lookResult(lookAnswer(outcomes)), {
       content: [{
         type: "text",
         text:
@@ -105,7 +99,7 @@ Deno.test({
       ...TREE_LINES,
     ].join("\n");
     assert.equal(lookText(look), text);
-    assert.deepEqual(lookResult(outcomes), { content: [{ type: "text", text }] });
+    assert.deepEqual(lookResult(lookAnswer(outcomes)), { content: [{ type: "text", text }] });
   },
 });
 
@@ -123,7 +117,7 @@ Deno.test({
       lookText(look),
       `${SCREEN_LINE}\n\n[vision]\nSend is at (970, 2250).\n\n[ui-tree]\nUI tree unavailable: ${TREE_DOWN}`,
     );
-    assert.equal(lookResult(outcomes).isError, undefined);
+    assert.equal(lookResult(lookAnswer(outcomes)).isError, undefined);
   },
 });
 

@@ -252,7 +252,7 @@ async function doctorReport(key: string, baseUrl: string): Promise<string> {
     PHONE_EYE_VISION_API_KEY: key,
     PHONE_EYE_VISION_BASE_URL: baseUrl,
   };
-  const config = loadConfig((name) => env[name], undefined, { keyInClear: "report" });
+  const config = loadConfig((name) => env[name], { keyInClear: "report" });
   const run = createAdbRunner("adb", { PATH: "/nonexistent" });
   const vision = createVision(config.vision, { fetch, clock: realClock });
   try {

@@ -1,0 +1,81 @@
+// The real resources a server runs on, built from a Config: the adb runner and the phones, the
+// vision route, the screenshot saver, the clock and the garbage collector.
+
+import { createDevice } from "../adb/device.ts";
+import { createPhones, type Phones } from "../adb/phones.ts";
+import { createLimiter, HOST_SLOTS } from "../adb/queue.ts";
+import { createAdbRunner } from "../adb/runner.ts";
+import type { Config } from "../config/config.ts";
+import { realClock } from "../core/clock.ts";
+import { createGarbageCollector, type GarbageCollector } from "../core/memory.ts";
+import type { ServerDeps } from "../mcp/server.ts";
+import { createShotSaver } from "../screen/shots.ts";
+import type { Vision } from "../vision/route.ts";
+import { createVision } from "../vision/vision.ts";
+import { logError } from "./print.ts";
+
+/** The screenshot saver over the real file system, or undefined when PHONE_EYE_SHOTS is unset. */
+function shotSaver(config: Config): ((png: Uint8Array) => Promise<string>) | undefined {
+  if (config.shotsDir === undefined) return undefined;
+  return createShotSaver({
+    dir: config.shotsDir,
+    maxBytes: config.shotsMaxBytes,
+    files: {
+      mkdir: (dir) => Deno.mkdir(dir, { recursive: true }),
+      writeNew: (path, bytes) => Deno.writeFile(path, bytes, { createNew: true, mode: 0o600 }),
+      list: async (dir) => (await Array.fromAsync(Deno.readDir(dir))).map((entry) => entry.name),
+      lstat: (path) => Deno.lstat(path),
+      remove: (path) => Deno.remove(path),
+    },
+    now: Date.now,
+    randomId: () => crypto.randomUUID().slice(0, 8),
+  });
+}
+
+/**
+ * The phones this process may drive, over the real adb, and its vision route. `running` collects
+ * the adb children still running, for a server to end them once its last answer is out.
+ */
+export function phonesAndVision(
+  config: Config,
+  running?: Set<Deno.ChildProcess>,
+): { phones: Phones; vision: Vision } {
+  const run = createAdbRunner(undefined, undefined, running);
+  const timeoutMs = config.adbTimeoutMs;
+  // Host-wide adb calls (devices, connect) share one bound across the server's phones.
+  const hostSlots = createLimiter(HOST_SLOTS);
+  return {
+    phones: createPhones({
+      set: config.phones,
+      run,
+      timeoutMs,
+      makeDevice: (serial, connects) =>
+        createDevice({ run, serial, timeoutMs, os: Deno.build.os, connects, hostSlots }),
+    }),
+    vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
+  };
+}
+
+/** What a serving process runs on: the servers' shared resources and what it tends beside them. */
+export interface Served {
+  /** The resources every MCP server of this process shares: its phones, one vision, one memory. */
+  deps: ServerDeps;
+  /** Collects a screenshot's garbage once its answer has been written (lib/core/memory.ts). */
+  memory: GarbageCollector;
+  /** The adb children still running. */
+  running: Set<Deno.ChildProcess>;
+}
+
+export function serverDeps(config: Config): Served {
+  const memory = createGarbageCollector();
+  const running = new Set<Deno.ChildProcess>();
+  const deps: ServerDeps = {
+    ...phonesAndVision(config, running),
+    saveShot: shotSaver(config),
+    lookBudgetMs: config.lookBudgetMs,
+    clock: realClock,
+    memory,
+    logError,
+  };
+  return { deps, memory, running };
+}

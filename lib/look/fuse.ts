@@ -1,0 +1,58 @@
+// phone_look's second step (pure): both channels placed on one screen, the tree summarised, and the
+// points the vision answer names snapped onto the tree's elements.
+
+import { extractPoints, type SnappedPoint, snapPoints } from "./fusion.ts";
+import type { LookOutcomes, Outcome, Seen } from "./gather.ts";
+import { truncate } from "../core/text.ts";
+import {
+  type Size,
+  summarizeUiTree,
+  SUMMARY_MAX,
+  type UiElement,
+  usefulElements,
+} from "../screen/ui_tree.ts";
+
+/** The outcomes fused: the screen both channels are placed on, the tree summary, the snaps. */
+export interface Look {
+  vision: Outcome<Seen>;
+  tree: Outcome<{ lines: string[]; elements: UiElement[] }>;
+  screen: Size | undefined;
+  snaps: SnappedPoint[];
+}
+
+/** ui_tree.ts keeps 80 graphemes, but one grapheme can hold any number of combining marks. */
+export const LABEL_SHOWN_MAX = 100;
+
+/** The screen's extent from the tree's root nodes, for when no screenshot was taken. */
+function treeExtent(elements: UiElement[]): Size | undefined {
+  const roots = elements.filter((e) => e.depth === 0 && e.bounds.x2 > 0 && e.bounds.y2 > 0);
+  if (roots.length === 0) return undefined;
+  return {
+    width: Math.max(...roots.map((e) => e.bounds.x2)),
+    height: Math.max(...roots.map((e) => e.bounds.y2)),
+  };
+}
+
+function shownLabel(e: UiElement): UiElement {
+  return e.label.length > LABEL_SHOWN_MAX ? { ...e, label: truncate(e.label, LABEL_SHOWN_MAX) } : e;
+}
+
+/** Step 2 (pure): places both channels on one screen, summarises the tree, snaps the answer's points. */
+export function fuseLook({ vision, tree }: LookOutcomes): Look {
+  const screen = vision.ok ? vision.value.screen : tree.ok ? treeExtent(tree.value) : undefined;
+  const elements = tree.ok ? tree.value.map(shownLabel) : [];
+  // Snap against every useful element, not only the SUMMARY_MAX the summary shows.
+  const snaps = vision.ok && tree.ok && screen
+    ? snapPoints(
+      extractPoints(vision.value.answer, screen),
+      usefulElements(elements, screen),
+      screen,
+    )
+    : [];
+  return {
+    vision,
+    tree: tree.ok ? { ok: true, value: summarizeUiTree(elements, SUMMARY_MAX, screen) } : tree,
+    screen,
+    snaps,
+  };
+}

@@ -1,0 +1,227 @@
+// phone_look's first step: the vision channel (a screenshot and the model's answer) and the UI tree
+// read at once within the look's budget, each failing on its own, as outcomes for the later steps.
+
+import { buildVisionPrompt } from "./fusion.ts";
+import type { LookCall, LookDeps } from "./deps.ts";
+import { lookProgress, seconds } from "./progress.ts";
+import { agentMessage } from "../core/errors.ts";
+import { encodeFrame } from "../image/encode.ts";
+import { fitFor, visionSizing } from "../image/sizing.ts";
+import { captureScreen, readUiTree } from "../screen/screen.ts";
+import type { Size, UiElement } from "../screen/ui_tree.ts";
+
+/** How one channel ended: its value, or why it failed, already worded for the agent. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** What the vision channel brings back. */
+export interface Seen {
+  answer: string;
+  /** The device's screen size, read from the screenshot. */
+  screen: Size;
+  /** Set when the capture needed a way round a device quirk (screen.ts's raw fallback). */
+  note: string | undefined;
+  /** Where PHONE_EYE_SHOTS kept the screenshot, or why not; undefined when no folder is set. */
+  saved: string | undefined;
+}
+
+/** Step 1's result: both channels' outcomes. */
+export interface LookOutcomes {
+  vision: Outcome<Seen>;
+  /** Every element of the dump. */
+  tree: Outcome<UiElement[]>;
+}
+
+/** The message of a channel's failure: ours are written for the agent; others are summarised. */
+function reasonOf(error: unknown): string {
+  return agentMessage(error) ??
+    `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+async function settle<T>(work: Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await work };
+  } catch (error) {
+    return { ok: false, reason: reasonOf(error) };
+  }
+}
+
+/**
+ * `work`'s outcome, or `late()` as soon as `cut` fires. The work was given `cut` too: its adb
+ * reads are killed and its vision request aborted, so nothing of it outlives the look.
+ */
+function settleWithin<T>(
+  work: Promise<T>,
+  cut: AbortSignal,
+  late: () => string,
+): Promise<Outcome<T>> {
+  const settled = settle(work);
+  if (cut.aborted) return Promise.resolve({ ok: false, reason: late() });
+  return new Promise((resolve) => {
+    const onCut = () => resolve({ ok: false, reason: late() });
+    cut.addEventListener("abort", onCut, { once: true });
+    settled.then((outcome) => {
+      cut.removeEventListener("abort", onCut);
+      resolve(outcome);
+    });
+  });
+}
+
+/** Where the vision channel is, for progress messages and for the words when the budget runs out. */
+interface VisionStage {
+  phase: "screenshot" | "vision" | "done";
+  /** How long the screenshot took, once it has arrived. */
+  shotMs?: number;
+}
+
+/** The vision channel: a screenshot, kept if a folder is set, and the model's answer about it. */
+async function see(
+  { device, vision, saveShot, memory, clock }: LookDeps,
+  question: string | undefined,
+  cut: AbortSignal,
+  stage: VisionStage,
+  step: (message: string) => void,
+): Promise<Seen> {
+  const started = clock.now();
+  const sizing = visionSizing();
+  const { image, note, saving } = await (async () => {
+    // The pixels are handed back as soon as they are encoded, not after the model's answer.
+    using shot = await captureScreen(
+      device,
+      "take a screenshot for the vision model",
+      fitFor(sizing),
+      cut,
+    );
+    // The look has answered without it: neither keep the screenshot nor send it anywhere.
+    if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
+    stage.phase = "vision";
+    stage.shotMs = clock.now() - started;
+    step(`screenshot taken; asking the vision model at ${vision.endpoint}`);
+    return {
+      image: encodeFrame(shot.frame, sizing),
+      note: shot.note,
+      saving: saveShot?.(shot.png()),
+    };
+  })();
+  const screen = { width: image.sourceWidth, height: image.sourceHeight };
+  try {
+    const answer = await vision.describe(
+      { bytes: image.bytes, mimeType: image.mimeType, width: image.width, height: image.height },
+      buildVisionPrompt(question, screen, image),
+      cut,
+    );
+    return { answer, screen, note, saved: await saving };
+  } finally {
+    stage.phase = "done";
+    // saveShot never throws; waiting for it when vision fails too leaves no write running after the look.
+    await saving;
+    // The decode's and encoder's buffers and the request's body, once the answer is out.
+    memory.collectAfterAnswer();
+  }
+}
+
+/** `work` itself, after telling `done` whether it succeeded. */
+function announce<T>(work: Promise<T>, done: (ok: boolean) => void): Promise<T> {
+  return work.then(
+    (value) => (done(true), value),
+    (error) => {
+      done(false);
+      throw error;
+    },
+  );
+}
+
+/**
+ * Step 1: runs both channels at once; neither's failure stops the other. The look answers within
+ * deps.lookBudgetMs whatever the phone or the vision server do: at the budget the vision call is
+ * aborted and a channel still running is reported as late, so the agent keeps what did arrive.
+ */
+export async function gatherLook(
+  deps: LookDeps,
+  question: string | undefined,
+  call: LookCall,
+): Promise<LookOutcomes> {
+  const budgetMs = deps.lookBudgetMs;
+  const budget = seconds(budgetMs);
+  const cut = new AbortController();
+  const stopBudget = deps.clock.setTimer(budgetMs, () => cut.abort());
+  const cancel = () => cut.abort();
+  if (call.signal.aborted) cancel();
+  else call.signal.addEventListener("abort", cancel, { once: true });
+  const cancelled = "the client cancelled the look";
+
+  // Without a route there is nothing to show a screenshot to, so none is taken.
+  const unavailable = deps.vision.unavailable;
+  const stage: VisionStage = { phase: unavailable === undefined ? "screenshot" : "done" };
+  let treeDone = false;
+  const progress = lookProgress(
+    call.progress,
+    budgetMs,
+    () =>
+      [
+        treeDone ? "" : "the UI tree",
+        stage.phase === "screenshot" ? "the screenshot" : "",
+        stage.phase === "vision" ? "the vision model" : "",
+      ].filter(Boolean).join(" and "),
+    deps.clock,
+  );
+  progress.step(
+    unavailable === undefined
+      ? "reading the UI tree and taking a screenshot"
+      : "reading the UI tree",
+  );
+
+  try {
+    const tree = settleWithin(
+      announce(
+        readUiTree(deps.device, "read the UI tree", deps.clock, cut.signal).then(remembered(deps)),
+        (ok) => {
+          treeDone = true;
+          progress.step(ok ? "UI tree read" : "UI tree failed");
+        },
+      ),
+      cut.signal,
+      () =>
+        call.signal.aborted
+          ? cancelled
+          : `Cannot read the UI tree: uiautomator gave no answer within the look's ${budget} budget (the phone is busy or its link is slow); look again, or check the phone`,
+    );
+    const seen: Promise<Outcome<Seen>> = unavailable === undefined
+      ? settleWithin(
+        announce(
+          see(deps, question, cut.signal, stage, progress.step),
+          (ok) => progress.step(ok ? "vision model answered" : "vision failed"),
+        ),
+        cut.signal,
+        () =>
+          call.signal.aborted
+            ? cancelled
+            : stage.phase === "screenshot"
+            ? `Cannot take a screenshot for the vision model: none arrived within the look's ${budget} budget (the phone is busy or its link is slow), so the model was not asked; look again, or use phone_shot`
+            : `The vision model at ${deps.vision.endpoint} gave no answer within the look's ${budget} budget (the screenshot took ${
+              seconds(stage.shotMs ?? 0)
+            } of it); look again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS (the budget grows with it) and your client's tool timeout to match`,
+      )
+      // The full note once per session; after it, one line, so no look repeats the paragraph.
+      : Promise.resolve({
+        ok: false,
+        reason: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
+      });
+    const [vision, elements] = await Promise.all([seen, tree]);
+    return { vision, tree: elements };
+  } finally {
+    stopBudget();
+    call.signal.removeEventListener("abort", cancel);
+    await progress.stop();
+  }
+}
+
+/**
+ * Keeps a tree the look read as the phone's last seen screen: the next action's "before"
+ * (settle.ts). The look asks for no focus or keyboard, so those stay unknown.
+ */
+function remembered({ device, clock }: LookDeps): (elements: UiElement[]) => UiElement[] {
+  return (elements) => {
+    device.seen.last = { elements, focus: undefined, keyboard: undefined, at: clock.now() };
+    return elements;
+  };
+}
