@@ -1,6 +1,7 @@
 // Turns environment variables (and --serial, which the command line gives) into one Config value.
 // Pure: the caller passes the env reader, so tests need no permissions. flags.ts reads argv.
 
+import { isLoopbackHost } from "../core/hosts.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import type { EnvVar } from "./env_vars.ts";
 import { isSerial } from "./serial.ts";
@@ -138,16 +139,6 @@ function readAllowHttp(readEnv: ReadEnv): boolean {
       JSON.stringify(raw.slice(0, 20))
     }: set it to 1 only to send the vision key unencrypted over plain http:// to a LAN host`,
   );
-}
-
-/**
- * Whether a host name is this machine: 127.0.0.0/8, ::1 (and the IPv4-mapped 127 addresses) or
- * "localhost". URL has already normalised the spellings (2130706433 and 0x7f.1 become 127.x).
- */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return host === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(host) || host === "[::1]" ||
-    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host);
 }
 
 /**

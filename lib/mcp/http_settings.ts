@@ -1,6 +1,7 @@
 // What `phone-eye --http HOST:PORT` serves and whom it lets in: the listen address, the token, the
 // allowed origins and TLS files, read from flags and env and refused at start in phone-eye's words.
 
+import { isLoopbackHost } from "../core/hosts.ts";
 import { ConfigError, type ReadEnv } from "../config/config.ts";
 
 /** The shortest PHONE_EYE_HTTP_TOKEN accepted: 32 characters, e.g. `openssl rand -hex 32` gives 64. */
@@ -67,12 +68,6 @@ export function parseListenAddress(text: string): ListenAddress {
     );
   }
   return { hostname: match[1]!.toLowerCase(), port };
-}
-
-/** Whether `hostname` (as ListenAddress writes it) is this machine's loopback. */
-export function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** Whether `hostname` means every interface (0.0.0.0 or [::]). */
@@ -149,7 +144,7 @@ export function loadHttpSettings(readEnv: ReadEnv, flags: HttpFlags): HttpSettin
   }
   const listen = parseListenAddress(flags.http);
   const token = readToken(readEnv);
-  if (token === undefined && !isLoopback(listen.hostname)) {
+  if (token === undefined && !isLoopbackHost(listen.hostname)) {
     throw new ConfigError(
       `refusing to serve ${listen.hostname} without a token: anyone who can reach it could drive the phone. Set PHONE_EYE_HTTP_TOKEN to a secret of at least ${MIN_TOKEN_LENGTH} characters (openssl rand -hex 32), or listen on 127.0.0.1`,
     );

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
+import { isLoopbackHost } from "../../lib/core/hosts.ts";
 import {
   ConfigError,
   DEFAULT_ADB_TIMEOUT_MS,
   DEFAULT_LOOK_BUDGET_MS,
   DEFAULT_MODEL,
   type EnvVar,
-  isLoopbackHost,
   loadConfig,
 } from "../../lib/config/config.ts";
 import { FLAG_FORMS } from "../../lib/config/flags.ts";

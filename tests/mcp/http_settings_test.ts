@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { isLoopbackHost } from "../../lib/core/hosts.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { ConfigError, type EnvVar } from "../../lib/config/config.ts";
 import { HTTP_ENV_VARS, HTTP_GRANTED_ENV_VARS } from "../../lib/config/env_vars.ts";
@@ -7,7 +8,6 @@ import {
   bindHostname,
   HTTP_LISTEN_GRANTS,
   type HttpSettings,
-  isLoopback,
   loadHttpSettings,
   mcpUrl,
   parseListenAddress,
@@ -38,10 +38,10 @@ Deno.test({
     assert.equal(bindHostname({ hostname: "[::1]", port: 1 }), "::1");
     assert.equal(mcpUrl({ hostname: "[::1]", port: 9 }, true), "https://[::1]:9/mcp");
     for (const name of ["127.0.0.1", "127.8.9.10", "localhost", "[::1]"]) {
-      assert.ok(isLoopback(name));
+      assert.ok(isLoopbackHost(name));
     }
     for (const name of ["0.0.0.0", "[::]", "10.0.0.2", "localhost.evil.example"]) {
-      assert.ok(!isLoopback(name), name);
+      assert.ok(!isLoopbackHost(name), name);
     }
   },
 });
