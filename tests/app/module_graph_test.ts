@@ -191,7 +191,9 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
     ].map((step) => `lib/image/${step}.ts`),
     "lib/screen/ui_tree.ts",
     "lib/look/fusion.ts",
-    "lib/app/doctor.ts",
+    ...["doctor", "doctor_check", "doctor_permissions", "doctor_phone", "doctor_vision"].map(
+      (part) => `lib/app/${part}.ts`,
+    ),
     "lib/app/help.ts",
     "lib/vision/direct.ts",
     "lib/vision/mcp.ts",
