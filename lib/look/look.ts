@@ -15,13 +15,8 @@ import { truncate } from "../core/text.ts";
 import { encodeFrame } from "../image/encode.ts";
 import { fitFor, visionSizing } from "../image/sizing.ts";
 import { captureScreen, readUiTree } from "../screen/screen.ts";
-import {
-  type Size,
-  summarizeUiTree,
-  SUMMARY_MAX,
-  type UiElement,
-  usefulElements,
-} from "../screen/ui_tree.ts";
+import type { Size, UiElement } from "../screen/ui_tree.ts";
+import { summarizeUiTree, SUMMARY_MAX, usefulElements } from "../screen/ui_tree_summary.ts";
 import { agentMessage, type PhoneDeps, type ToolCall } from "../tools/tool.ts";
 
 /** How one channel ended: its value, or why it failed, already worded for the agent. */

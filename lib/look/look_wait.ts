@@ -7,7 +7,8 @@ import { matchElements } from "../screen/find_element.ts";
 import { gatherLook, lookProgress, lookResult } from "./look.ts";
 import { readUiTree } from "../screen/screen.ts";
 import { remember, within } from "../screen/settle.ts";
-import { formatElementLine, type UiElement } from "../screen/ui_tree.ts";
+import type { UiElement } from "../screen/ui_tree.ts";
+import { formatElementLine } from "../screen/ui_tree_summary.ts";
 import { errorResult, type PhoneDeps, type ToolCall } from "../tools/tool.ts";
 
 /**

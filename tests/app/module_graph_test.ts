@@ -189,7 +189,9 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
       "row_reducer",
       "sizing",
     ].map((step) => `lib/image/${step}.ts`),
-    "lib/screen/ui_tree.ts",
+    ...["ui_tree", "ui_tree_labels", "ui_tree_summary", "ui_tree_xml"].map(
+      (part) => `lib/screen/${part}.ts`,
+    ),
     "lib/look/fusion.ts",
     ...["doctor", "doctor_check", "doctor_permissions", "doctor_phone", "doctor_vision"].map(
       (part) => `lib/app/${part}.ts`,
