@@ -187,6 +187,7 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
       "png_unfilter",
       "raw_screencap",
       "row_reducer",
+      "row_sinks",
       "sizing",
     ].map((step) => `lib/image/${step}.ts`),
     ...["ui_tree", "ui_tree_labels", "ui_tree_summary", "ui_tree_xml"].map(
