@@ -200,6 +200,7 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
     "lib/app/help.ts",
     "lib/vision/direct.ts",
     "lib/vision/mcp.ts",
+    "lib/vision/mcp_session.ts",
     "npm:fast-png",
     "npm:jpeg-js",
     "npm:@modelcontextprotocol/client",
