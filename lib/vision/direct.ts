@@ -22,6 +22,7 @@ import {
   type DirectVisionConfig,
   endpointOf,
   imageDataUrl,
+  type RouteDeps,
   startDeadline,
   type Vision,
   type VisionImage,
@@ -30,12 +31,8 @@ import {
 
 const MAX_TOKENS = 1024;
 
-export function createDirectVision(
-  config: DirectVisionConfig,
-  fetchFn: typeof fetch,
-  clock: Clock,
-): Vision {
-  return new DirectVision(config, { fetch: fetchFn, clock });
+export function createDirectVision(config: DirectVisionConfig, deps: RouteDeps): Vision {
+  return new DirectVision(config, deps);
 }
 
 /** The route: each describe() is one self-contained fetch, so nothing stays open between calls. */
@@ -50,7 +47,7 @@ class DirectVision implements Vision {
   /** Never quoted back: the key, and whatever in the base URL may be a credential. */
   readonly #secrets: readonly string[];
 
-  constructor(config: DirectVisionConfig, deps: { fetch: typeof fetch; clock: Clock }) {
+  constructor(config: DirectVisionConfig, deps: RouteDeps) {
     this.#config = config;
     this.#fetch = deps.fetch;
     this.#clock = deps.clock;

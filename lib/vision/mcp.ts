@@ -2,7 +2,6 @@
 // session (mcp_session.ts), retries once on a stale session, and words every failure.
 
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
-import type { Clock } from "../core/clock.ts";
 import {
   cancelledError,
   httpStatusError,
@@ -18,25 +17,16 @@ import {
   endpointOf,
   imageDataUrl,
   type McpVisionConfig,
+  type RouteDeps,
   startDeadline,
   type Vision,
   type VisionImage,
   type VisionOff,
 } from "./route.ts";
 
-export function createMcpVision(
-  config: McpVisionConfig,
-  fetchFn: typeof fetch,
-  clock: Clock,
-): Vision {
+export function createMcpVision(config: McpVisionConfig, deps: RouteDeps): Vision {
   const endpoint = endpointOf(config.url);
-  return new McpVision({
-    config,
-    endpoint,
-    secrets: urlSecrets(config.url),
-    fetch: fetchFn,
-    clock,
-  });
+  return new McpVision({ config, endpoint, secrets: urlSecrets(config.url), ...deps });
 }
 
 /** The route: the one live session, shared by concurrent calls, and whether close() was called. */

@@ -8,22 +8,19 @@ import {
   SdkErrorCode,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import type { Clock } from "../core/clock.ts";
 import { VERSION } from "../config/config.ts";
 import { excerpt } from "../core/text.ts";
 import { type CappedFetch, cappedFetch, capWords, MAX_RESPONSE_BYTES } from "./capped_body.ts";
 import { answerTooLarge, redact, scrubSecrets, VisionError } from "./errors.ts";
-import type { Deadline, McpVisionConfig } from "./route.ts";
+import type { Deadline, McpVisionConfig, RouteDeps } from "./route.ts";
 
 /** What every session of the route shares: its settings, and what its messages may not quote. */
-export interface McpRoute {
+export interface McpRoute extends RouteDeps {
   config: McpVisionConfig;
   /** scheme://host[:port] of the server, for messages. */
   endpoint: string;
   /** Never quoted back: whatever in the configured URL may be a credential (path, query, password). */
   secrets: readonly string[];
-  fetch: typeof fetch;
-  clock: Clock;
 }
 
 /** Text from the server shown in a message: secrets scrubbed, cut to `max`. */
@@ -65,14 +62,17 @@ export class McpSession {
     this.#route = route;
     this.#onEnd = onEnd;
     const { config, endpoint } = route;
-    this.#bodies = cappedFetch(route.fetch, MAX_RESPONSE_BYTES, () => {
-      this.#tooLarge ??= answerTooLarge(
-        `The MCP vision server at ${endpoint}`,
-        capWords(MAX_RESPONSE_BYTES),
-        `the next look reconnects. Check that PHONE_EYE_VISION_URL is an MCP vision server and ` +
-          `that ${config.tool} answers with text`,
-      );
-      this.hangUp("too large");
+    this.#bodies = cappedFetch(route.fetch, {
+      maxBytes: MAX_RESPONSE_BYTES,
+      onOverflow: () => {
+        this.#tooLarge ??= answerTooLarge(
+          `The MCP vision server at ${endpoint}`,
+          capWords(MAX_RESPONSE_BYTES),
+          `the next look reconnects. Check that PHONE_EYE_VISION_URL is an MCP vision server and ` +
+            `that ${config.tool} answers with text`,
+        );
+        this.hangUp("too large");
+      },
     });
     this.#transport = new StreamableHTTPClientTransport(new URL(config.url), {
       fetch: this.#bodies.fetch,
