@@ -62,7 +62,7 @@ export function decodeInputText(text: string): string {
 
 /**
  * Characters the virtual keyboard's key map can type; anything else makes `input text` fail and
- * type nothing (KeyCharacterMap.getEvents returns null: ANDROID.md, "input").
+ * type nothing (KeyCharacterMap.getEvents returns null: docs/android.md, input).
  */
 export function typeable(text: string): boolean {
   return /^[\t\n\x20-\x7e]*$/.test(text);
@@ -218,7 +218,7 @@ function applyInput(state: ScreenState, size: Size, argv: readonly string[]): vo
     case "swipe": {
       const [x1, y1, x2, y2] = rest.slice(0, 4).map(int);
       if (x1 === undefined || y1 === undefined || x2 === undefined || y2 === undefined) return;
-      // Same start and end point is how `input` spells a long press (ANDROID.md): no movement,
+      // Same start and end point is how `input` spells a long press (docs/android.md, input): no movement,
       // no scroll.
       if (x1 === x2 && y1 === y2) return;
       swipe(state, size, x1, y1, y2);

@@ -1,5 +1,5 @@
 // One line of `phone-eye --doctor`'s checklist (the Check) and the exit gates a failing check
-// answers to, with the README's sentence about the exit status built from them.
+// answers to, with docs/security.md's sentence about the exit status built from them.
 
 export interface Check {
   ok: boolean;
@@ -12,7 +12,7 @@ export interface Check {
 }
 
 /**
- * What the doctor's exit status depends on, in the README's words: it exits 1 when one of these
+ * What the doctor's exit status depends on, in docs/security.md's words: it exits 1 when one of these
  * checks fails. The ADB Keyboard line is information (typing still works, ASCII only).
  */
 export const EXIT_GATES = [
@@ -25,7 +25,7 @@ export const EXIT_GATES = [
 
 export type ExitGate = typeof EXIT_GATES[number];
 
-/** The README's sentence about the exit status, built from EXIT_GATES (tests/app/doctor_test.ts). */
+/** docs/security.md's sentence about the exit status, built from EXIT_GATES (tests/app/doctor_test.ts). */
 export function exitStatusSentence(): string {
   const gates = `${EXIT_GATES.slice(0, -1).join(", ")} and ${EXIT_GATES.at(-1)}`;
   return `It exits 0 when ${gates} check out, and 1 otherwise; the ADB Keyboard line is information and never fails it.`;
