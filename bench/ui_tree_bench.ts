@@ -3,7 +3,8 @@
 // `deno run -P=test --no-prompt bench/ui_tree_bench.ts` prints medians (deno bench shows none).
 
 import { extractPoints } from "../lib/look/fusion.ts";
-import { extractDump, parseUiTree, summarizeUiTree } from "../lib/screen/ui_tree.ts";
+import { extractDump, parseUiTree } from "../lib/screen/ui_tree.ts";
+import { summarizeUiTree } from "../lib/screen/ui_tree_summary.ts";
 import { makeDump } from "../tests/fixtures/ui/big_dump.ts";
 
 const typical = makeDump(100 * 1024);

@@ -18,10 +18,9 @@ export interface ServerCommand {
  */
 export function serverCommand(
   denoJson: unknown,
-  deno: string,
-  mainTs: string,
-  serial: string,
+  where: { deno: string; mainTs: string; serial: string },
 ): ServerCommand {
+  const { deno, mainTs, serial } = where;
   const tasks = (denoJson as { tasks?: Record<string, unknown> } | null)?.tasks;
   const start = tasks?.["start"];
   const match = typeof start === "string" ? START_TASK.exec(start.trim()) : null;

@@ -79,20 +79,26 @@ export function textWidth(text: string, height: number): number {
   return Math.max(0, [...text].length * 6 * k - k);
 }
 
+/** Where and how drawText draws: a box's left, top and right edges, the text's size and colour. */
+export interface TextBox {
+  x: number;
+  y: number;
+  /** Lines wrap at this x. */
+  maxX: number;
+  /** The cap height, about. */
+  height: number;
+  /** 0xRRGGBB. */
+  rgb: number;
+  /** Drawing stops before this y (default: a single line). */
+  maxY?: number;
+}
+
 /**
  * Draws `text` with its cap height about `height` pixels, starting at (x, y), wrapping at
- * `maxX` and on newlines, and stopping before `maxY` (default: a single line).
+ * `maxX` and on newlines, and stopping before `maxY`.
  */
-export function drawText(
-  target: RectTarget,
-  text: string,
-  x: number,
-  y: number,
-  maxX: number,
-  height: number,
-  rgb: number,
-  maxY: number = y + height,
-): void {
+export function drawText(target: RectTarget, text: string, box: TextBox): void {
+  const { x, y, maxX, height, rgb, maxY = y + height } = box;
   const k = Math.max(1, Math.floor(height / 7));
   const advance = 6 * k;
   const lineHeight = 10 * k;

@@ -7,8 +7,14 @@
 // says so and stops rather than move elsewhere silently; --port 0 asks for any free port.
 
 import { parseArgs } from "node:util";
-import { INSTANT_MOTION, REALISTIC_MOTION, startSimPhone } from "./sim_phone.ts";
-import { ANDROID_VERSIONS, parseAndroidVersion } from "./android.ts";
+import {
+  INSTANT_MOTION,
+  REALISTIC_MOTION,
+  type SimPhone,
+  type SimPhoneOptions,
+  startSimPhone,
+} from "./sim_phone.ts";
+import { ANDROID_VERSIONS, type AndroidVersion, parseAndroidVersion } from "./android.ts";
 import { claudeMcpAdd, mcpServersJson, serverCommand } from "./client_config.ts";
 
 /** Outside 5555-5585, which every adb server on the machine scans for emulators by itself. */
@@ -32,11 +38,20 @@ function positiveInt(name: string, value: string | undefined): number | undefine
   return Number(value);
 }
 
-async function main(): Promise<number> {
+/** What the flags ask for: a phone to start, or an exit status (help, or a flag refused). */
+type Plan =
+  | { exit: number }
+  | {
+    opts: SimPhoneOptions & { port: number; shellV2: boolean };
+    androidVersion: AndroidVersion;
+    realistic: boolean;
+  };
+
+function planFromFlags(args: string[]): Plan {
   let flags;
   try {
     flags = parseArgs({
-      args: Deno.args,
+      args,
       options: {
         port: { type: "string" },
         width: { type: "string" },
@@ -51,30 +66,24 @@ async function main(): Promise<number> {
       strict: true,
     }).values;
   } catch (e) {
-    // deno-lint-ignore no-console
-    console.error(`${e instanceof Error ? e.message : e}\n${USAGE}`);
-    return 2;
+    return refuse(`${e instanceof Error ? e.message : e}`);
   }
   if (flags.help) {
     // deno-lint-ignore no-console
     console.log(USAGE);
-    return 0;
+    return { exit: 0 };
   }
   const androidVersion = flags.android === undefined ? 14 : parseAndroidVersion(flags.android);
   if (androidVersion === null) {
-    // deno-lint-ignore no-console
-    console.error(
-      `--android must be one of ${ANDROID_VERSIONS.join(", ")}, got "${flags.android}"\n${USAGE}`,
+    return refuse(
+      `--android must be one of ${ANDROID_VERSIONS.join(", ")}, got "${flags.android}"`,
     );
-    return 2;
   }
   let port: number | undefined;
   try {
     port = positiveInt("port", flags.port);
   } catch (e) {
-    // deno-lint-ignore no-console
-    console.error(`${e instanceof Error ? e.message : e}\n${USAGE}`);
-    return 2;
+    return refuse(`${e instanceof Error ? e.message : e}`);
   }
   const realistic = flags.realistic === true;
   const opts = {
@@ -87,9 +96,20 @@ async function main(): Promise<number> {
     ...(flags.height ? { height: positiveInt("height", flags.height) ?? 2400 } : {}),
     ...(flags.model ? { model: flags.model } : {}),
   };
-  let sim;
+  return { opts, androidVersion, realistic };
+}
+
+/** A flag refused: the reason and the usage on stderr, exit status 2. */
+function refuse(why: string): Plan {
+  // deno-lint-ignore no-console
+  console.error(`${why}\n${USAGE}`);
+  return { exit: 2 };
+}
+
+/** The phone, started; null (after saying why) when its port is taken. */
+async function startOrExplain(opts: SimPhoneOptions & { port: number }): Promise<SimPhone | null> {
   try {
-    sim = await startSimPhone(opts);
+    return await startSimPhone(opts);
   } catch (e) {
     if (!(e instanceof Deno.errors.AddrInUse)) throw e;
     // deno-lint-ignore no-console
@@ -97,32 +117,44 @@ async function main(): Promise<number> {
       `Cannot start the simulated phone: port ${opts.port} on 127.0.0.1 is in use (another ` +
         `"deno task sim"?). Stop that one, or pass --port N (--port 0 for any free port).`,
     );
-    return 1;
+    return null;
   }
+}
+
+/** What the sim prints once it listens: its phone, and the client configuration that uses it. */
+async function howToConnect(
+  sim: SimPhone,
+  plan: Exclude<Plan, { exit: number }>,
+): Promise<string> {
   const screen = sim.screen();
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
   const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-  const server = serverCommand(denoJson, Deno.execPath(), `${root}/main.ts`, sim.serial);
-  // deno-lint-ignore no-console
-  console.log(
-    [
-      `Simulated phone listening on ${sim.serial} (${screen.width}x${screen.height}, ${
-        opts.shellV2 ? `Android ${androidVersion}, shell_v2` : "legacy shell"
-      }, ${realistic ? "realistic" : "instant"} motion).`,
-      "",
-      `Point phone-eye at it with ANDROID_SERIAL=${sim.serial}; phone-eye connects adb to it by`,
-      "itself, and your MCP client starts phone-eye. Claude Code:",
-      "",
-      `  ${claudeMcpAdd(server)}`,
-      "",
-      "Any client that takes the mcpServers JSON (Cursor, Claude Desktop…):",
-      "",
-      mcpServersJson(server),
-      "",
-      `Check it from a shell: cd ${root} && ANDROID_SERIAL=${sim.serial} deno task doctor`,
-      `Device storage lives in ${sim.root}. Ctrl-C stops the phone.`,
-    ].join("\n"),
-  );
+  const server = serverCommand(denoJson, {
+    deno: Deno.execPath(),
+    mainTs: `${root}/main.ts`,
+    serial: sim.serial,
+  });
+  return [
+    `Simulated phone listening on ${sim.serial} (${screen.width}x${screen.height}, ${
+      plan.opts.shellV2 ? `Android ${plan.androidVersion}, shell_v2` : "legacy shell"
+    }, ${plan.realistic ? "realistic" : "instant"} motion).`,
+    "",
+    `Point phone-eye at it with ANDROID_SERIAL=${sim.serial}; phone-eye connects adb to it by`,
+    "itself, and your MCP client starts phone-eye. Claude Code:",
+    "",
+    `  ${claudeMcpAdd(server)}`,
+    "",
+    "Any client that takes the mcpServers JSON (Cursor, Claude Desktop…):",
+    "",
+    mcpServersJson(server),
+    "",
+    `Check it from a shell: cd ${root} && ANDROID_SERIAL=${sim.serial} deno task doctor`,
+    `Device storage lives in ${sim.root}. Ctrl-C stops the phone.`,
+  ].join("\n");
+}
+
+/** Resolves on Ctrl-C or SIGTERM. */
+async function untilSignalled(): Promise<void> {
   const stopped = Promise.withResolvers<void>();
   const stop = () => stopped.resolve();
   Deno.addSignalListener("SIGINT", stop);
@@ -130,6 +162,16 @@ async function main(): Promise<number> {
   await stopped.promise;
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
+}
+
+async function main(): Promise<number> {
+  const plan = planFromFlags(Deno.args);
+  if ("exit" in plan) return plan.exit;
+  const sim = await startOrExplain(plan.opts);
+  if (sim === null) return 1;
+  // deno-lint-ignore no-console
+  console.log(await howToConnect(sim, plan));
+  await untilSignalled();
   await sim.close();
   // deno-lint-ignore no-console
   console.log(`Simulated phone on ${sim.serial} stopped after ${sim.commands().length} commands.`);

@@ -31,7 +31,12 @@ export function escapeXmlAttr(value: string): string {
   });
 }
 
-function nodeXml(n: UiNode, index: number, compressed: boolean): string {
+/** Which dump to write: `uiautomator dump`, or `--compressed` without the layout-only views. */
+export interface XmlDump {
+  compressed: boolean;
+}
+
+function nodeXml(n: UiNode, index: number, dump: XmlDump): string {
   const [x1, y1, x2, y2] = n.bounds;
   const attrs = `index="${index}" text="${escapeXmlAttr(n.text)}" ` +
     `resource-id="${escapeXmlAttr(n.id)}" class="${n.cls}" package="${n.pkg}" ` +
@@ -39,22 +44,22 @@ function nodeXml(n: UiNode, index: number, compressed: boolean): string {
     `clickable="${n.clickable}" enabled="${n.enabled}" focusable="${n.focusable}" ` +
     `focused="${n.focused}" scrollable="${n.scrollable}" long-clickable="${n.longClickable}" ` +
     `password="${n.password}" selected="${n.selected}" bounds="[${x1},${y1}][${x2},${y2}]"`;
-  const kids = childrenFor(n, compressed).map((c, i) => nodeXml(c, i, compressed)).join("");
+  const kids = childrenFor(n, dump).map((c, i) => nodeXml(c, i, dump)).join("");
   return kids === "" ? `<node ${attrs} />` : `<node ${attrs}>${kids}</node>`;
 }
 
 // --compressed leaves out views that only lay others out, lifting their children up: on a phone
 // it clears FLAG_INCLUDE_NOT_IMPORTANT_VIEWS (UiAutomationShellWrapper.setCompressedLayoutHierarchy,
 // https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/testrunner-src/com/android/uiautomator/core/UiAutomationShellWrapper.java).
-function childrenFor(n: UiNode, compressed: boolean): UiNode[] {
-  if (!compressed) return n.children;
-  return n.children.flatMap((c) => c.layoutOnly ? childrenFor(c, true) : [c]);
+function childrenFor(n: UiNode, dump: XmlDump): UiNode[] {
+  if (!dump.compressed) return n.children;
+  return n.children.flatMap((c) => c.layoutOnly ? childrenFor(c, dump) : [c]);
 }
 
-export function renderXml(root: UiNode, compressed: boolean): string {
-  const top = compressed && root.layoutOnly ? childrenFor(root, true) : [root];
+export function renderXml(root: UiNode, dump: XmlDump): string {
+  const top = dump.compressed && root.layoutOnly ? childrenFor(root, dump) : [root];
   return "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" +
-    `<hierarchy rotation="0">${top.map((n, i) => nodeXml(n, i, compressed)).join("")}</hierarchy>`;
+    `<hierarchy rotation="0">${top.map((n, i) => nodeXml(n, i, dump)).join("")}</hierarchy>`;
 }
 
 /** An RGBA canvas; `put` takes 0xRRGGBB. */
@@ -152,7 +157,7 @@ function drawNode(c: Canvas, n: UiNode, scale: number): void {
     c.rect(cx - side / 2, y1 + 30 * scale, cx + side / 2, y1 + 30 * scale + side, icon.color);
     const h = 36 * scale;
     const x = Math.max(x1, cx - textWidth(n.text, h) / 2);
-    drawText(c, n.text, x, y1 + 60 * scale + side, x2, h, 0xffffff);
+    drawText(c, n.text, { x, y: y1 + 60 * scale + side, maxX: x2, height: h, rgb: 0xffffff });
   } else if (n.onTap?.kind === "shutter") {
     const inset = Math.round(30 * scale);
     c.rect(x1 + inset, y1 + inset, x2 - inset, y2 - inset, 0xd93025);
@@ -160,10 +165,22 @@ function drawNode(c: Canvas, n: UiNode, scale: number): void {
     const h = Math.min((y2 - y1) * 0.6, 40 * scale);
     const pad = Math.round(24 * scale);
     if (n.cls === "android.widget.EditText") {
-      drawText(c, n.text, x1 + pad, y1 + pad, x2 - pad, h, n.ink, y2 - pad);
-    } else drawText(c, n.text, x1 + pad, y1 + (y2 - y1 - h) / 2, x2 - pad, h, n.ink);
+      const box = { x: x1 + pad, y: y1 + pad, maxX: x2 - pad, height: h, maxY: y2 - pad };
+      drawText(c, n.text, { ...box, rgb: n.ink });
+    } else {
+      const box = { x: x1 + pad, y: y1 + (y2 - y1 - h) / 2, maxX: x2 - pad, height: h };
+      drawText(c, n.text, { ...box, rgb: n.ink });
+    }
   }
   for (const child of n.children) drawNode(c, child, scale);
+}
+
+/** What renderPixels paints over the views: nothing by default. */
+export interface PixelPaint {
+  /** The whole screen black (the sim's black-frame fault): no views, no bars. */
+  black?: boolean;
+  /** The app's window black, the bars drawn. */
+  secureBlack?: boolean;
 }
 
 /**
@@ -171,12 +188,8 @@ function drawNode(c: Canvas, n: UiNode, scale: number): void {
  * `secureBlack` paints the app's window black and leaves the bars: what a capture shows of a
  * FLAG_SECURE window on Android 15+, which blacks out secure layers (docs/android.md, screencap).
  */
-export function renderPixels(
-  root: UiNode,
-  size: Size,
-  black: boolean,
-  secureBlack = false,
-): Canvas {
+export function renderPixels(root: UiNode, size: Size, paint: PixelPaint = {}): Canvas {
+  const { black = false, secureBlack = false } = paint;
   const c = new Canvas(size);
   if (black) return c;
   const scale = size.width / 1080;
@@ -184,7 +197,13 @@ export function renderPixels(
   const { statusBar, navBar } = chromeOf(size);
   if (secureBlack) c.rect(0, statusBar, size.width, size.height - navBar, 0x000000);
   c.rect(0, 0, size.width, statusBar, 0x000000);
-  drawText(c, "12:00", 30 * scale, statusBar * 0.25, size.width / 2, statusBar * 0.5, 0xffffff);
+  drawText(c, "12:00", {
+    x: 30 * scale,
+    y: statusBar * 0.25,
+    maxX: size.width / 2,
+    height: statusBar * 0.5,
+    rgb: 0xffffff,
+  });
   c.rect(
     size.width - 200 * scale,
     statusBar * 0.3,

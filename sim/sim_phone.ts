@@ -41,15 +41,9 @@
 import { concatBytes, releaseBytes, releaseChunk } from "../lib/core/bytes.ts";
 import { deviceBanner } from "./wire.ts";
 import { androidTraits, type AndroidVersion, toolEnv } from "./android.ts";
-import {
-  applyToolCall,
-  effectiveSize,
-  hasTextFocus,
-  initialState,
-  layout,
-  type ScreenState,
-  type Size,
-} from "./screen.ts";
+import { effectiveSize, initialState, type ScreenState, type Size } from "./screen.ts";
+import { applyToolCall, hasTextFocus } from "./screen_input.ts";
+import { layout } from "./screen_layout.ts";
 import {
   encodePng,
   halfDrawn,
@@ -66,6 +60,7 @@ import {
   type CommandOutcome,
   type CommandResult,
   EMPTY,
+  type ExecuteHow,
   Transport,
   type TransportHost,
 } from "./transport.ts";
@@ -526,54 +521,57 @@ class Sim implements SimPhone, TransportHost {
 
   async #doSync(frame: FrameNeeds): Promise<void> {
     if (this.#closed) return;
-    const s = this.#state;
-    const size = effectiveSize(s, this.#physical());
+    const state = this.#state;
+    const size = effectiveSize(state, this.#physical());
     // While an app switch draws (motion.ts), the old screen is what the tree and focus show.
-    const from = this.#motion.from;
+    const showing = { state, size, from: this.#motion.from };
+    await this.#writeScreenVars(showing);
+    if (frame.png) await this.#writeFrame(showing, frame);
+  }
+
+  /**
+   * What the fake tools show of the screen, as shell variables they source (screen.sh): printing
+   * one costs no process, where `cat` of a file costs a fork and an exec (milliseconds of CPU).
+   * Rewritten only when what they show changed.
+   */
+  async #writeScreenVars({ state: s, size, from }: Showing): Promise<void> {
     const { launchTree } = this.#motion.settings();
-    const keyboardShown = from === null && hasTextFocus(s);
     const key = JSON.stringify([s, size, from, launchTree]);
-    if (key !== this.#xmlKey) {
-      const root = layout(from ?? s, size);
-      const phys = this.#physical();
-      const texts = dumpsysTexts({
-        state: s,
-        focus: from ?? s,
-        keyboardShown,
-        size,
-        physical: phys,
-      });
-      // What the fake tools show of the screen, as shell variables they source: printing one
-      // costs no process, where `cat` of a file costs a fork and an exec (milliseconds of CPU).
-      const vars: Record<string, string> = {
-        // tools/uiautomator.sh answers the idle-state error while this says 1.
-        launching: from !== null && launchTree === "idle-error" ? "1" : "0",
-        // Whether a secure window is in front (tools/screencap.sh).
-        secure_window: s.secureWindow ? "1" : "0",
-        // A text field has focus: ADB Keyboard listens (tools/sim_lib.sh).
-        text_focus: keyboardShown ? "1" : "0",
-        xml: renderXml(root, false),
-        xml_compressed: renderXml(root, true),
-        wm_size: `Physical size: ${phys.width}x${phys.height}\n` +
-          (s.overrideSize
-            ? `Override size: ${s.overrideSize.width}x${s.overrideSize.height}\n`
-            : ""),
-        wm_density: "Physical density: 420\n" +
-          (s.overrideDensity ? `Override density: ${s.overrideDensity}\n` : ""),
-        ...Object.fromEntries(
-          Object.entries(texts).map(([name, text]) => [`dumpsys_${name}`, text]),
-        ),
-      };
-      const lines = Object.entries(vars).map(([name, value]) => `sim_${name}=${shellQuote(value)}`);
-      await this.#writeAtomic(
-        "screen.sh",
-        ["# The screen as the fake tools show it (sim/sim_phone.ts).", ...lines, ""].join(
-          "\n",
-        ),
-      );
-      this.#xmlKey = key;
-    }
-    if (!frame.png) return;
+    if (key === this.#xmlKey) return;
+    const keyboardShown = from === null && hasTextFocus(s);
+    const root = layout(from ?? s, size);
+    const phys = this.#physical();
+    const texts = dumpsysTexts({ state: s, focus: from ?? s, keyboardShown, size, physical: phys });
+    const vars: Record<string, string> = {
+      // tools/uiautomator.sh answers the idle-state error while this says 1.
+      launching: from !== null && launchTree === "idle-error" ? "1" : "0",
+      // Whether a secure window is in front (tools/screencap.sh).
+      secure_window: s.secureWindow ? "1" : "0",
+      // A text field has focus: ADB Keyboard listens (tools/sim_lib.sh).
+      text_focus: keyboardShown ? "1" : "0",
+      xml: renderXml(root, { compressed: false }),
+      xml_compressed: renderXml(root, { compressed: true }),
+      wm_size: `Physical size: ${phys.width}x${phys.height}\n` +
+        (s.overrideSize ? `Override size: ${s.overrideSize.width}x${s.overrideSize.height}\n` : ""),
+      wm_density: "Physical density: 420\n" +
+        (s.overrideDensity ? `Override density: ${s.overrideDensity}\n` : ""),
+      ...Object.fromEntries(
+        Object.entries(texts).map(([name, text]) => [`dumpsys_${name}`, text]),
+      ),
+    };
+    const lines = Object.entries(vars).map(([name, value]) => `sim_${name}=${shellQuote(value)}`);
+    await this.#writeAtomic(
+      "screen.sh",
+      ["# The screen as the fake tools show it (sim/sim_phone.ts).", ...lines, ""].join("\n"),
+    );
+    this.#xmlKey = key;
+  }
+
+  /**
+   * The frame as screencap reads it (screen.png, its header-only copy, and screen.raw when
+   * `frame` asks for it), drawn again only when what decides its pixels changed.
+   */
+  async #writeFrame({ state: s, size, from }: Showing, frame: FrameNeeds): Promise<void> {
     const { secureCapture } = androidTraits(this.#opts.androidVersion);
     // A secure window on a release whose screencap refuses it: the tool reads no frame at all.
     if (s.secureWindow && secureCapture === "refuse") return;
@@ -584,7 +582,7 @@ class Sim implements SimPhone, TransportHost {
     if (pixelKey !== this.#pngKey) {
       this.#png = cachedFrame(pixelKey, () => {
         const draw = (state: ScreenState) =>
-          renderPixels(layout(state, size), size, black, secureBlack);
+          renderPixels(layout(state, size), size, { black, secureBlack });
         const canvas = draw(s);
         if (from !== null) {
           const old = draw(from);
@@ -633,15 +631,11 @@ class Sim implements SimPhone, TransportHost {
    * Runs one shell/exec command for a stream. Returns what to send back, or a directive to
    * hang, drop the link, or cut the output (the armed faults decide, see faults.ts).
    */
-  async execute(
-    command: string,
-    merged: boolean,
-    ackOpen: () => Promise<void>,
-  ): Promise<CommandOutcome> {
+  async execute(command: string, how: ExecuteHow): Promise<CommandOutcome> {
     this.#commands.push(command);
     const earlyDrop = takeEarlyDrop(this.#faults, command);
     // adbd acknowledges the OPEN before it starts the command.
-    if (!earlyDrop) await ackOpen();
+    if (!earlyDrop) await how.ackOpen();
     const hang = hangFor(this.#faults, command);
     if (hang && !hang.execute) return { kind: "hang" };
 
@@ -651,7 +645,7 @@ class Sim implements SimPhone, TransportHost {
 
     await this.#syncFiles(frameNeeds(command));
     const cmdId = this.#nextCmdId++;
-    const result = await this.#run(command, merged, cmdId);
+    const result = await this.#run(command, { merged: how.merged, cmdId });
     const calls = await this.#readCalls();
     // No await between the copy and the calls: a concurrent command's changes are not counted
     // twice.
@@ -717,7 +711,8 @@ class Sim implements SimPhone, TransportHost {
     }
   }
 
-  async #run(command: string, merged: boolean, cmdId: number): Promise<CommandResult> {
+  async #run(command: string, how: { merged: boolean; cmdId: number }): Promise<CommandResult> {
+    const { merged, cmdId } = how;
     // The command line runs through a real `sh -c`, so an injection payload really runs. Legacy
     // shell and exec: one stream for both outputs, as adbd's subprocess without the shell
     // protocol has (stderr is dup2'd onto stdout: https://android.googlesource.com/platform/packages/modules/adb/+/9f298fb1f3317371b49439efb20a598b3a881bf3/daemon/shell_service.cpp#345),
@@ -780,6 +775,14 @@ class Sim implements SimPhone, TransportHost {
       stderr: "piped",
     }).spawn();
   }
+}
+
+/** What the screen shows now: the state, its logical size, and the screen an app switch leaves. */
+interface Showing {
+  state: ScreenState;
+  size: Size;
+  /** While an app switch draws (motion.ts), the screen it left; null otherwise. */
+  from: ScreenState | null;
 }
 
 /** `value` as one word for sh, byte for byte (single quotes; each ' as '\''). */

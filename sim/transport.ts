@@ -34,18 +34,22 @@ export type CommandOutcome =
   | { kind: "hang" }
   | { kind: "drop" };
 
+/** How a stream's command runs, and how its OPEN is acknowledged. */
+export interface ExecuteHow {
+  /** stdout and stderr in one stream, as the legacy shell and exec give them. */
+  merged: boolean;
+  /** Sends the OPEN's OKAY; the host calls it unless a fault cuts the link first. */
+  ackOpen: () => Promise<void>;
+}
+
 /** The phone behind the transports: its banner, its commands, its background-task tracking. */
 export interface TransportHost {
   /** The CNXN payload: device identity and features. */
   banner(): Uint8Array;
   /** Records an OPEN's service string, supported or not. */
   recordService(name: string): void;
-  /**
-   * Runs `command` (stdout and stderr `merged` into one stream for the legacy shell and exec)
-   * and says how to answer. `ackOpen` sends the OPEN's OKAY; the host calls it unless a fault
-   * cuts the link first.
-   */
-  execute(command: string, merged: boolean, ackOpen: () => Promise<void>): Promise<CommandOutcome>;
+  /** Runs `command` and says how to answer. */
+  execute(command: string, how: ExecuteHow): Promise<CommandOutcome>;
   /** Keeps a background task in view so the host's close() can wait for it. */
   track(task: Promise<unknown>): void;
 }
@@ -150,7 +154,7 @@ export class Transport {
         }
         const localId = this.#nextLocalId++;
         const v2 = service.kind === "shell" && service.v2;
-        const stream = new Stream(this, this.#sim, localId, remoteId, v2);
+        const stream = new Stream(this, this.#sim, { localId, remoteId, v2 });
         this.#streams.set(localId, stream);
         stream.start(service.command);
         return;
@@ -188,12 +192,17 @@ class Stream {
   #ack: (() => void) | null = null;
   #aborted = false;
 
-  constructor(t: Transport, sim: TransportHost, localId: number, remoteId: number, v2: boolean) {
+  /** `v2`: the shell protocol frames the output (shell_v2); otherwise one raw stream. */
+  constructor(
+    t: Transport,
+    sim: TransportHost,
+    ids: { localId: number; remoteId: number; v2: boolean },
+  ) {
     this.#t = t;
     this.#sim = sim;
-    this.#localId = localId;
-    this.#remoteId = remoteId;
-    this.#v2 = v2;
+    this.#localId = ids.localId;
+    this.#remoteId = ids.remoteId;
+    this.#v2 = ids.v2;
   }
 
   acked(): void {
@@ -213,12 +222,11 @@ class Stream {
   }
 
   async #serve(command: string): Promise<void> {
-    const outcome = await this.#sim.execute(
-      command,
-      !this.#v2,
-      () =>
+    const outcome = await this.#sim.execute(command, {
+      merged: !this.#v2,
+      ackOpen: () =>
         this.#t.send({ command: A_OKAY, arg0: this.#localId, arg1: this.#remoteId, data: EMPTY }),
-    );
+    });
     if (this.#aborted || this.#t.dropped) return;
     if (outcome.kind === "hang") return;
     if (outcome.kind === "drop") {

@@ -138,7 +138,7 @@ export function encodeFrame(frame: Frame, sizing: Sizing): AgentImage {
   // A round shrinks the edge by at least 15%, from at most 2000 px down to MIN_EDGE: the loop
   // ends within 12 rounds; 24 is only a backstop.
   for (let round = 0; round < 24; round++) {
-    const { width, height, scale } = fitToEdge(source.width, source.height, edge, snap);
+    const { width, height, scale } = fitToEdge(source, { maxEdge: edge, snap });
     using resized = pixelsInHand(frame.image, downscale(frame.image, width, height));
     const result = (bytes: Uint8Array, mimeType: AgentImage["mimeType"]): AgentImage => ({
       bytes,

@@ -89,10 +89,17 @@ const ADAM7 = [
  * Bytes the image data inflates to, as IHDR declares it: per row a filter byte and the packed
  * samples; for Adam7, the same for each pass's sub-image (empty passes have no rows at all).
  */
-function filteredSize(width: number, height: number, bitsPerPixel: number, adam7: boolean) {
+function filteredSize(image: {
+  width: number;
+  height: number;
+  bitsPerPixel: number;
+  /** Interlaced (Adam7): seven passes, each its own sub-image. */
+  adam7: boolean;
+}): number {
+  const { width, height, bitsPerPixel } = image;
   const rowsSize = (w: number, h: number) =>
     w === 0 ? 0 : h * (1 + Math.ceil(w * bitsPerPixel / 8));
-  if (!adam7) return rowsSize(width, height);
+  if (!image.adam7) return rowsSize(width, height);
   let total = 0;
   for (const [x0, y0, dx, dy] of ADAM7) {
     total += rowsSize(
@@ -153,6 +160,26 @@ export interface PngLayout {
  * chunk read here lies within the bytes.
  */
 export function checkPngBeforeDecoding(bytes: Uint8Array, end: number): PngLayout {
+  const header = readHeader(bytes);
+  const { width, height, depth, colourType, interlace } = header;
+  const { keyed, idat } = readChunksAfterHeader(bytes, end);
+  if (idat.length === 0) {
+    throw new ImageError(
+      "EMPTY",
+      `PNG has a ${width}×${height} header but no image data (no IDAT chunk), as some builds write after long sessions: take it again, or fall back to raw screencap (without -p)`,
+    );
+  }
+  const expected = filteredSize({
+    width,
+    height,
+    bitsPerPixel: depth * header.channels,
+    adam7: interlace === 1,
+  });
+  return { width, height, depth, colourType, interlace, keyed, zlib: joined(idat), expected };
+}
+
+/** The IHDR chunk, which must come first and be 13 bytes, with values the specification defines. */
+function readHeader(bytes: Uint8Array) {
   const first = u32be(bytes, 12);
   if (first !== IHDR) {
     throw new ImageError(
@@ -188,9 +215,16 @@ export function checkPngBeforeDecoding(bytes: Uint8Array, end: number): PngLayou
       `PNG header declares ${declared}, which the PNG specification does not define: take the screenshot again`,
     );
   }
+  return { width, height, depth, colourType, interlace, channels: colour.channels };
+}
+
+/**
+ * The chunks after IHDR, up to `end`: whether a tRNS is present and the IDAT bodies in order.
+ * Refuses a second IHDR and a colour profile that inflates beyond MAX_ICC_BYTES.
+ */
+function readChunksAfterHeader(bytes: Uint8Array, end: number) {
   let keyed = false;
   const idat: Uint8Array[] = [];
-  let idatBytes = 0;
   for (let at = 8 + 25; at < end;) {
     const length = u32be(bytes, at);
     const type = u32be(bytes, at + 4);
@@ -202,39 +236,35 @@ export function checkPngBeforeDecoding(bytes: Uint8Array, end: number): PngLayou
       );
     }
     if (type === TRNS) keyed = true;
-    if (type === IDAT) {
-      idat.push(body);
-      idatBytes += length;
-    }
-    if (type === ICCP) {
-      // Keyword (1–79 bytes), NUL, compression method, then the zlib stream. fast-png refuses a
-      // keyword of any other length before inflating, so only these profiles need the bound.
-      const nul = body.subarray(0, 80).indexOf(0);
-      if (nul > 0 && boundedInflate(body.subarray(nul + 2), MAX_ICC_BYTES) === "over") {
-        throw new ImageError(
-          "CORRUPT",
-          `PNG's colour profile (iCCP) inflates to more than ${MAX_ICC_BYTES} bytes, far beyond any real profile: take the screenshot again`,
-        );
-      }
-    }
+    if (type === IDAT) idat.push(body);
+    if (type === ICCP) checkColourProfile(body);
     at += 12 + length;
   }
-  if (idat.length === 0) {
+  return { keyed, idat };
+}
+
+function checkColourProfile(body: Uint8Array): void {
+  // Keyword (1–79 bytes), NUL, compression method, then the zlib stream. fast-png refuses a
+  // keyword of any other length before inflating, so only these profiles need the bound.
+  const nul = body.subarray(0, 80).indexOf(0);
+  if (nul > 0 && boundedInflate(body.subarray(nul + 2), MAX_ICC_BYTES) === "over") {
     throw new ImageError(
-      "EMPTY",
-      `PNG has a ${width}×${height} header but no image data (no IDAT chunk), as some builds write after long sessions: take it again, or fall back to raw screencap (without -p)`,
+      "CORRUPT",
+      `PNG's colour profile (iCCP) inflates to more than ${MAX_ICC_BYTES} bytes, far beyond any real profile: take the screenshot again`,
     );
   }
-  const zlib = idat.length === 1 ? idat[0]! : new Uint8Array(idatBytes);
-  if (idat.length > 1) {
-    let at = 0;
-    for (const part of idat) {
-      zlib.set(part, at);
-      at += part.length;
-    }
+}
+
+/** The IDAT bodies as one zlib stream; a single one is used as it is. */
+function joined(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
   }
-  const expected = filteredSize(width, height, depth * colour.channels, interlace === 1);
-  return { width, height, depth, colourType, interlace, keyed, zlib, expected };
+  return out;
 }
 
 /** Throws unless `bytes` is one whole PNG; returns where its chunk chain ends. */

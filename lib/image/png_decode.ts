@@ -5,7 +5,7 @@ import { type Fit, type Frame, ImageError } from "./frame.ts";
 import { checkPngBeforeDecoding, checkPngStream } from "./png_chunks.ts";
 import { readOtherLayout } from "./png_other_layouts.ts";
 import { unfilterRow } from "./png_unfilter.ts";
-import { rowReducer } from "./row_reducer.ts";
+import { type RowReducer, rowReducer } from "./row_reducer.ts";
 
 /**
  * Inflated bytes each write to the inflater should yield: small enough that every output chunk is
@@ -34,25 +34,48 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
     return readOtherLayout(bytes, png, fit);
   }
   const channels = colourType === 6 ? 4 : 3;
-  const stride = width * channels;
-  const rowBytes = stride + 1;
-  const reducer = rowReducer(width, height, {
-    channels,
-    red: 0,
-    blue: 2,
-    opaque: channels === 3,
-  }, fit);
-  // Each buffer holds a row as the stream gives it: the filter byte, then the pixels from index 1.
-  let row = new Uint8Array(rowBytes), above = new Uint8Array(rowBytes);
-  let filled = 0, y = 0, total = 0;
+  const reducer = rowReducer({
+    width,
+    height,
+    layout: { channels, red: 0, blue: 2, opaque: channels === 3 },
+    fit,
+  });
+  const rows = new RowAssembler({ stride: width * channels, bpp: channels }, reducer);
+  // The stream's own ratio sets the slice: a flat screen inflates some 400-fold, a photo 8-fold.
+  const slice = Math.max(256, Math.floor(INFLATE_CHUNK / Math.max(1, expected / zlib.length)));
+  let total = 0;
+  for await (const data of inflated(zlib, { slice })) {
+    total += data.length;
+    if (total > expected) {
+      throw new ImageError(
+        "CORRUPT",
+        `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
+      );
+    }
+    rows.take(data);
+    // Its rows are read: its pages go to the next chunk instead of waiting for a collection.
+    releaseChunk(data);
+  }
+  if (total < expected) {
+    throw new ImageError(
+      "CORRUPT",
+      `PNG's image data inflates to ${total} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
+    );
+  }
+  return reducer.finish();
+}
+
+/**
+ * `zlib` inflated by the runtime's native DecompressionStream, fed `slice` bytes at a time, as the
+ * chunks it yields. Leaving the loop early cancels the stream and waits for the feeding to stop.
+ */
+async function* inflated(zlib: Uint8Array, how: { slice: number }): AsyncGenerator<Uint8Array> {
   const inflater = new DecompressionStream("deflate");
   const writer = inflater.writable.getWriter();
   const reader = inflater.readable.getReader();
-  // The stream's own ratio sets the slice: a flat screen inflates some 400-fold, a photo 8-fold.
-  const slice = Math.max(256, Math.floor(INFLATE_CHUNK / Math.max(1, expected / zlib.length)));
   const feeding = (async () => {
-    for (let at = 0; at < zlib.length; at += slice) {
-      await writer.write(zlib.subarray(at, at + slice) as Uint8Array<ArrayBuffer>);
+    for (let at = 0; at < zlib.length; at += how.slice) {
+      await writer.write(zlib.subarray(at, at + how.slice) as Uint8Array<ArrayBuffer>);
     }
     await writer.close();
   })().catch(() => {}); // a failure shows on the reading side
@@ -69,42 +92,55 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
           { cause: error },
         );
       }
-      if (chunk.done) break;
-      const data = chunk.value;
-      total += data.length;
-      if (total > expected) {
-        throw new ImageError(
-          "CORRUPT",
-          `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
-        );
-      }
-      for (let at = 0; at < data.length;) {
-        const take = Math.min(rowBytes - filled, data.length - at);
-        row.set(data.subarray(at, at + take), filled);
-        filled += take;
-        at += take;
-        if (filled === rowBytes) {
-          unfilterRow(row, 1, above, 1, stride, channels, y);
-          reducer.push(row, 1);
-          const done = row;
-          row = above;
-          above = done;
-          filled = 0;
-          y++;
-        }
-      }
-      // Its rows are read: its pages go to the next chunk instead of waiting for a collection.
-      releaseChunk(data);
+      if (chunk.done) return;
+      yield chunk.value;
     }
   } finally {
     await reader.cancel().catch(() => {});
     await feeding;
   }
-  if (total < expected) {
-    throw new ImageError(
-      "CORRUPT",
-      `PNG's image data inflates to ${total} bytes, short of the ${expected} its ${width}×${height} header declares: take the screenshot again`,
-    );
+}
+
+/**
+ * Inflated bytes gathered into whole rows, each unfiltered against the row above as soon as it is
+ * whole and pushed to the reducer. Two row buffers take turns, so the frame never exists at full
+ * size. Each holds a row as the stream gives it: the filter byte, then the pixels from index 1.
+ */
+class RowAssembler {
+  readonly #reducer: RowReducer;
+  readonly #stride: number;
+  readonly #bpp: number;
+  #row: Uint8Array;
+  #above: Uint8Array;
+  #filled = 0;
+  #y = 0;
+
+  constructor(shape: { stride: number; bpp: number }, reducer: RowReducer) {
+    this.#stride = shape.stride;
+    this.#bpp = shape.bpp;
+    this.#reducer = reducer;
+    this.#row = new Uint8Array(shape.stride + 1);
+    this.#above = new Uint8Array(shape.stride + 1);
   }
-  return reducer.finish();
+
+  take(data: Uint8Array): void {
+    const rowBytes = this.#stride + 1;
+    for (let at = 0; at < data.length;) {
+      const take = Math.min(rowBytes - this.#filled, data.length - at);
+      this.#row.set(data.subarray(at, at + take), this.#filled);
+      this.#filled += take;
+      at += take;
+      if (this.#filled === rowBytes) this.#rowDone();
+    }
+  }
+
+  #rowDone(): void {
+    const row = this.#row;
+    unfilterRow(row, this.#above, { stride: this.#stride, bpp: this.#bpp, y: this.#y });
+    this.#reducer.push(row, 1);
+    this.#row = this.#above;
+    this.#above = row;
+    this.#filled = 0;
+    this.#y++;
+  }
 }

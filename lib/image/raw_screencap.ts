@@ -1,7 +1,8 @@
 // Raw `screencap` frames (no -p): the 12- or 16-byte header, the pixel formats screencap writes,
 // and their rows handed to the row reducer straight from the phone's bytes.
 import { checkDimensions, type Fit, type Frame, ImageError, type RgbaImage } from "./frame.ts";
-import { reduceRows, type RowLayout } from "./row_reducer.ts";
+import { reduceRows } from "./row_reducer.ts";
+import type { RowLayout } from "./row_sinks.ts";
 
 function u32le(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>>
@@ -106,5 +107,11 @@ export function readRawScreencap(bytes: Uint8Array, fit?: Fit): Frame {
   }
   const rowBytes = width * spec.bytesPerPixel;
   const convert = format === 4 ? widenRgb565(width) : undefined;
-  return reduceRows(bytes, header, rowBytes, width, height, RAW_LAYOUTS[format]!, fit, convert);
+  return reduceRows(bytes, { first: header, step: rowBytes }, {
+    width,
+    height,
+    layout: RAW_LAYOUTS[format]!,
+    fit,
+    convert,
+  });
 }

@@ -66,11 +66,11 @@ export interface PrepareOptions {
  * edge just over `maxEdge`, gives up a fifth of the edge. Never enlarges.
  */
 export function fitToEdge(
-  width: number,
-  height: number,
-  maxEdge: number,
-  snap: boolean,
+  screen: { width: number; height: number },
+  fit: { maxEdge: number; snap: boolean },
 ): { width: number; height: number; scale: number } {
+  const { width, height } = screen;
+  const { maxEdge, snap } = fit;
   const exact = Math.max(1, Math.max(width, height) / maxEdge);
   const scale = snap ? Math.ceil(exact * 4 - 1e-9) / 4 : exact;
   return {
@@ -122,7 +122,8 @@ export function firstEdge(sizing: Sizing, width: number, height: number): number
 /** The size `sizing` first asks for: what a capture decodes straight to (readPngStream's `fit`). */
 export function fitFor(sizing: Sizing): Fit {
   return (width, height) => {
-    const fitted = fitToEdge(width, height, firstEdge(sizing, width, height), sizing.snap);
+    const maxEdge = firstEdge(sizing, width, height);
+    const fitted = fitToEdge({ width, height }, { maxEdge, snap: sizing.snap });
     return { width: fitted.width, height: fitted.height };
   };
 }

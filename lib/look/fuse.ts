@@ -4,13 +4,8 @@
 import { extractPoints, type SnappedPoint, snapPoints } from "./fusion.ts";
 import type { LookOutcomes, Outcome, Seen } from "./gather.ts";
 import { truncate } from "../core/text.ts";
-import {
-  type Size,
-  summarizeUiTree,
-  SUMMARY_MAX,
-  type UiElement,
-  usefulElements,
-} from "../screen/ui_tree.ts";
+import type { Size, UiElement } from "../screen/ui_tree.ts";
+import { summarizeUiTree, SUMMARY_MAX, usefulElements } from "../screen/ui_tree_summary.ts";
 
 /** The outcomes fused: the screen both channels are placed on, the tree summary, the snaps. */
 export interface Look {

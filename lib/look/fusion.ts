@@ -2,13 +2,8 @@
 // read and shown, the coordinates found there, and their snap onto UI-tree elements. Pure.
 
 import { truncate } from "../core/text.ts";
-import {
-  isInteractive,
-  isTappable,
-  shortName,
-  type Size,
-  type UiElement,
-} from "../screen/ui_tree.ts";
+import { isInteractive, isTappable, type Size, type UiElement } from "../screen/ui_tree.ts";
+import { shortName } from "../screen/ui_tree_labels.ts";
 
 export interface Point {
   x: number;

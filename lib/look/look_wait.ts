@@ -9,7 +9,8 @@ import { AgentError } from "../core/errors.ts";
 import { matchElements } from "../screen/find_element.ts";
 import { readUiTree } from "../screen/screen.ts";
 import { remember, within } from "../screen/settle.ts";
-import { formatElementLine, type UiElement } from "../screen/ui_tree.ts";
+import type { UiElement } from "../screen/ui_tree.ts";
+import { formatElementLine } from "../screen/ui_tree_summary.ts";
 
 /**
  * The least time from the start of one poll to the next. Each dump returns once the screen has

@@ -2,14 +2,9 @@
 // after, the keyboard, elements that appeared (+) and disappeared (-). Pure; settle.ts reads the phone.
 
 import type { ScreenReading } from "../adb/device.ts";
-import {
-  formatElementLine,
-  isInteractive,
-  shortName,
-  summarizeUiTree,
-  type UiElement,
-  usefulElements,
-} from "./ui_tree.ts";
+import { isInteractive, type UiElement } from "./ui_tree.ts";
+import { shortName } from "./ui_tree_labels.ts";
+import { formatElementLine, summarizeUiTree, usefulElements } from "./ui_tree_summary.ts";
 
 /** The most lines the section shows, the note of what was left out included. */
 export const CHANGED_MAX_LINES = 15;

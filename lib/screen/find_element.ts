@@ -2,7 +2,8 @@
 // before substring, nested matches counted once. Pure; phone_tap, phone_type and the look's waits use it.
 
 import { closestNames } from "../core/near_names.ts";
-import { isTappable, shortName, type UiElement } from "./ui_tree.ts";
+import { isTappable, type UiElement } from "./ui_tree.ts";
+import { shortName } from "./ui_tree_labels.ts";
 
 /** What a name found on a screen. */
 export type Found =

@@ -86,9 +86,9 @@ export interface CappedFetch {
  */
 export function cappedFetch(
   fetchFn: typeof fetch,
-  maxBytes: number,
-  onOverflow: () => void,
+  cap: { maxBytes: number; onOverflow: () => void },
 ): CappedFetch {
+  const { maxBytes, onOverflow } = cap;
   const open = new Set<(reason: unknown) => void>();
   let ended: { reason: unknown } | undefined;
   // A function, so the check after the await reads the current value (hangUp() may run meanwhile).
@@ -103,7 +103,11 @@ export function cappedFetch(
       await response.body.cancel().catch(() => {});
       throw late.reason;
     }
-    const capped = capStream(response.body, maxBytes, response.ok ? onOverflow : undefined, open);
+    const capped = capStream(response.body, {
+      maxBytes,
+      onOverflow: response.ok ? onOverflow : undefined,
+      open,
+    });
     return new Response(capped, {
       status: response.status,
       statusText: response.statusText,
@@ -123,17 +127,22 @@ export function cappedFetch(
   };
 }
 
+/** How capStream caps one body, and where it registers its cancel. */
+interface StreamCap {
+  maxBytes: number;
+  /** Past the cap, the reader gets CapExceeded and this is called; without it the stream ends. */
+  onOverflow: (() => void) | undefined;
+  /** The cancels of every body open now (cappedFetch's cancelOpen calls them). */
+  open: Set<(reason: unknown) => void>;
+}
+
 /**
  * `source` passed through up to `maxBytes`. Past it: with `onOverflow`, the reader gets CapExceeded;
  * without, the stream just ends there. Either way the source is cancelled. Pulls only on demand
  * (highWaterMark 0), so nothing is read ahead of the consumer. Registers its cancel in `open`.
  */
-function capStream(
-  source: ReadableStream<Uint8Array>,
-  maxBytes: number,
-  onOverflow: (() => void) | undefined,
-  open: Set<(reason: unknown) => void>,
-): ReadableStream<Uint8Array> {
+function capStream(source: ReadableStream<Uint8Array>, cap: StreamCap): ReadableStream<Uint8Array> {
+  const { maxBytes, onOverflow, open } = cap;
   const reader = source.getReader();
   let seen = 0;
   let finished = false;

@@ -22,76 +22,107 @@ import {
   type DirectVisionConfig,
   endpointOf,
   imageDataUrl,
+  type RouteDeps,
   startDeadline,
   type Vision,
   type VisionImage,
+  type VisionOff,
 } from "./route.ts";
 
 const MAX_TOKENS = 1024;
 
-export function createDirectVision(
-  config: DirectVisionConfig,
-  fetchFn: typeof fetch,
-  clock: Clock,
-): Vision {
-  const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-  const endpoint = endpointOf(config.baseUrl);
+export function createDirectVision(config: DirectVisionConfig, deps: RouteDeps): Vision {
+  return new DirectVision(config, deps);
+}
+
+/** The route: each describe() is one self-contained fetch, so nothing stays open between calls. */
+class DirectVision implements Vision {
+  readonly route = "direct";
+  readonly endpoint: string;
+  readonly unavailable: VisionOff | undefined = undefined;
+  readonly #config: DirectVisionConfig;
+  readonly #fetch: typeof fetch;
+  readonly #clock: Clock;
+  readonly #url: string;
   /** Never quoted back: the key, and whatever in the base URL may be a credential. */
-  const secrets = [...keySecrets(config.apiKey), ...urlSecrets(config.baseUrl)];
-  async function describe(image: VisionImage, prompt: string, signal?: AbortSignal) {
-    const deadline = startDeadline(config.timeoutMs, clock, signal);
+  readonly #secrets: readonly string[];
+
+  constructor(config: DirectVisionConfig, deps: RouteDeps) {
+    this.#config = config;
+    this.#fetch = deps.fetch;
+    this.#clock = deps.clock;
+    this.#url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+    this.endpoint = endpointOf(config.baseUrl);
+    this.#secrets = [...keySecrets(config.apiKey), ...urlSecrets(config.baseUrl)];
+  }
+
+  async describe(image: VisionImage, prompt: string, signal?: AbortSignal): Promise<string> {
+    const deadline = startDeadline(this.#config.timeoutMs, this.#clock, signal);
     try {
-      const headers: Record<string, string> = { "content-type": "application/json" };
-      if (config.apiKey !== undefined) headers.authorization = `Bearer ${config.apiKey}`;
-      const body = JSON.stringify({
-        model: config.model,
-        messages: [{
-          role: "user",
-          content: [
-            { type: "text", text: prompt },
-            { type: "image_url", image_url: { url: imageDataUrl(image) } },
-          ],
-        }],
-        max_tokens: MAX_TOKENS,
-        temperature: 0,
-      });
+      const body = this.#requestBody(image, prompt);
       let response: Response;
       let read: { text: string; truncated: boolean };
       try {
         // A redirect could carry the Authorization header to another host: never follow one.
-        response = await fetchFn(url, {
+        response = await this.#fetch(this.#url, {
           method: "POST",
-          headers,
+          headers: this.#headers(),
           body,
           signal: deadline.signal,
           redirect: "manual",
         });
         read = await readCapped(response.body, MAX_RESPONSE_BYTES, deadline.signal);
       } catch (err) {
-        throw failure(err, deadline);
+        throw this.#failure(err, deadline);
       }
       // A failure status is explained from the start of its body, however long it was.
-      if (!response.ok) throw httpFailure(response, read.text, body.length);
+      if (!response.ok) throw this.#httpFailure(response, read.text, body.length);
       if (read.truncated) {
         throw answerTooLarge(
-          `The vision server at ${endpoint}`,
+          `The vision server at ${this.endpoint}`,
           capWords(MAX_RESPONSE_BYTES),
           `check that PHONE_EYE_VISION_BASE_URL is an OpenAI-compatible chat API`,
         );
       }
       // Some servers echo the request, key included, into the answer the agent will read.
-      return redact(parseAnswer(read.text), secrets);
+      return redact(this.#parseAnswer(read.text), this.#secrets);
     } finally {
       deadline.clear();
     }
   }
 
-  function failure(err: unknown, deadline: Deadline): VisionError {
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #headers(): Record<string, string> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.#config.apiKey !== undefined) headers.authorization = `Bearer ${this.#config.apiKey}`;
+    return headers;
+  }
+
+  #requestBody(image: VisionImage, prompt: string): string {
+    return JSON.stringify({
+      model: this.#config.model,
+      messages: [{
+        role: "user",
+        content: [
+          { type: "text", text: prompt },
+          { type: "image_url", image_url: { url: imageDataUrl(image) } },
+        ],
+      }],
+      max_tokens: MAX_TOKENS,
+      temperature: 0,
+    });
+  }
+
+  #failure(err: unknown, deadline: Deadline): VisionError {
+    const { endpoint } = this;
     const why = deadline.reason();
     if (why === "timeout") {
       return timeoutError(
-        `Vision model ${config.model} at ${endpoint} gave no answer`,
-        config.timeoutMs,
+        `Vision model ${this.#config.model} at ${endpoint} gave no answer`,
+        this.#config.timeoutMs,
         "slow (e.g. local CPU) models",
       );
     }
@@ -106,18 +137,20 @@ export function createDirectVision(
   }
 
   /** The code follows the status (errors.ts); the words say what to change on this route. */
-  function httpFailure(response: Response, text: string, sentChars: number): VisionError {
-    return httpStatusError(response.status, httpExplanation(response, text, sentChars));
+  #httpFailure(response: Response, text: string, sentChars: number): VisionError {
+    return httpStatusError(response.status, this.#httpExplanation(response, text, sentChars));
   }
 
-  function httpExplanation(response: Response, text: string, sentChars: number): string {
+  #httpExplanation(response: Response, text: string, sentChars: number): string {
+    const secrets = this.#secrets;
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
     const said = bodyExcerpt(text, secrets);
-    const server = `${endpoint} answered ${status}`;
+    const server = `${this.endpoint} answered ${status}`;
+    const model = JSON.stringify(this.#config.model);
     if (response.status === 401 || response.status === 403) {
       // The body is left out on purpose: providers quote part of the rejected key in it.
       return `${server}: the key was refused. Check PHONE_EYE_VISION_API_KEY ` +
-        (config.apiKey === undefined
+        (this.#config.apiKey === undefined
           ? "(none is set; this server needs one)"
           : "(is it valid for this provider and PHONE_EYE_VISION_BASE_URL?)");
     }
@@ -131,9 +164,7 @@ export function createDirectVision(
     if (response.status === 404) {
       return `${server} for /chat/completions${said}. Check that PHONE_EYE_VISION_BASE_URL is the API base ` +
         `(usually ending in /v1, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1) and that ` +
-        `PHONE_EYE_VISION_MODEL (${
-          JSON.stringify(config.model)
-        }) names a vision model the server has`;
+        `PHONE_EYE_VISION_MODEL (${model}) names a vision model the server has`;
     }
     if (response.status === 413) return `${server}: ${tooLarge(sentChars)}`;
     if (response.status === 429) {
@@ -146,16 +177,15 @@ export function createDirectVision(
       return `${server} (rate limit or quota)${wait}${said}`;
     }
     if (response.status >= 500) return `${server} (server-side failure)${said}; try again shortly`;
-    return `${server}${said}. Check PHONE_EYE_VISION_MODEL (${
-      JSON.stringify(config.model)
-    }) accepts images`;
+    return `${server}${said}. Check PHONE_EYE_VISION_MODEL (${model}) accepts images`;
   }
 
-  function parseAnswer(text: string): string {
+  #parseAnswer(text: string): string {
+    const secrets = this.#secrets;
     const bad = (why: string) =>
       new VisionError(
         "BAD_RESPONSE",
-        `${endpoint} answered but ${why}; is PHONE_EYE_VISION_BASE_URL an OpenAI-compatible API? ` +
+        `${this.endpoint} answered but ${why}; is PHONE_EYE_VISION_BASE_URL an OpenAI-compatible API? ` +
           `Body: ${excerpt(scrubSecrets(text, secrets), 160) || "(empty)"}`,
       );
     let json: unknown;
@@ -179,15 +209,6 @@ export function createDirectVision(
     }
     return answer;
   }
-
-  return {
-    route: "direct",
-    endpoint,
-    unavailable: undefined,
-    describe,
-    // Each describe() is one self-contained fetch: nothing stays open between calls.
-    close: () => Promise.resolve(),
-  };
 }
 
 /** Message content is a string, or (some servers) an array of parts of which the text ones count. */

@@ -39,6 +39,13 @@ export interface Vision {
   close(): Promise<void>;
 }
 
+/** What a route reaches the world through: main.ts passes the real ones, tests their own. */
+export interface RouteDeps {
+  fetch: typeof fetch;
+  /** What each call's deadline (and the MCP handshake's bound) runs on. */
+  clock: Clock;
+}
+
 export type DirectVisionConfig = Extract<VisionConfig, { route: "direct" }>;
 export type McpVisionConfig = Extract<VisionConfig, { route: "mcp" }>;
 

@@ -22,14 +22,17 @@ export function createVision(config: VisionConfig, deps: VisionDeps = {}): Visio
         "direct",
         endpointOf(config.baseUrl),
         [...keySecrets(config.apiKey), ...urlSecrets(config.baseUrl)],
-        () => import("./direct.ts").then((m) => m.createDirectVision(config, fetchFn, clock)),
+        () =>
+          import("./direct.ts").then((m) =>
+            m.createDirectVision(config, { fetch: fetchFn, clock })
+          ),
       );
     case "mcp":
       return lazyVision(
         "mcp",
         endpointOf(config.url),
         urlSecrets(config.url),
-        () => import("./mcp.ts").then((m) => m.createMcpVision(config, fetchFn, clock)),
+        () => import("./mcp.ts").then((m) => m.createMcpVision(config, { fetch: fetchFn, clock })),
       );
     case "none":
       return unconfiguredVision(config.problem);

@@ -12,13 +12,9 @@ import { createLimiter, HOST_SLOTS } from "../../lib/adb/queue.ts";
 import { adbEnvironment, createAdbRunner } from "../../lib/adb/runner.ts";
 import { realClock } from "../../lib/core/clock.ts";
 import { loadConfig, VERSION } from "../../lib/config/config.ts";
-import {
-  EXIT_GATES,
-  exitStatusSentence,
-  formatChecks,
-  runDoctor,
-  TEST_CARD_PNG,
-} from "../../lib/app/doctor.ts";
+import { formatChecks, runDoctor } from "../../lib/app/doctor.ts";
+import { EXIT_GATES, exitStatusSentence } from "../../lib/app/doctor_check.ts";
+import { TEST_CARD_PNG } from "../../lib/app/doctor_vision.ts";
 import { planNetNarrowing, visionHost, visionPort } from "../../lib/app/sandbox.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 import { readPngStream } from "../../lib/image/png_decode.ts";

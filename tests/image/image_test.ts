@@ -423,7 +423,11 @@ pure("prepareForAgent gives a round device-pixel factor for common phone sizes",
     [1000, 1999, 571, 1142, 1.75],
   ];
   for (const [w, h, ew, eh, scale] of cases) {
-    const a = { ...fitToEdge(w, h, AGENT_MAX_EDGE, true), sourceWidth: w, sourceHeight: h };
+    const a = {
+      ...fitToEdge({ width: w, height: h }, { maxEdge: AGENT_MAX_EDGE, snap: true }),
+      sourceWidth: w,
+      sourceHeight: h,
+    };
     assert.deepEqual([a.width, a.height, a.scale], [ew, eh, scale], `${w}×${h}`);
     assert.equal(Math.max(a.width, a.height) <= 1280, true);
     assertScaleMaps(`${w}×${h}`, a);

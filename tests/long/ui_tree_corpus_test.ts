@@ -2,7 +2,8 @@
 // times it, lib/adb/runner.ts). tests/screen/ui_tree_test.ts reads a 1 MB one. `deno task test:long`.
 
 import assert from "node:assert/strict";
-import { extractDump, parseUiTree, summarizeUiTree } from "../../lib/screen/ui_tree.ts";
+import { extractDump, parseUiTree } from "../../lib/screen/ui_tree.ts";
+import { summarizeUiTree } from "../../lib/screen/ui_tree_summary.ts";
 import { makeDump } from "../fixtures/ui/big_dump.ts";
 
 Deno.test({

@@ -7,7 +7,8 @@ import {
   type Point,
   snapPoints,
 } from "../../lib/look/fusion.ts";
-import { parseUiTree, type UiElement, usefulElements } from "../../lib/screen/ui_tree.ts";
+import { parseUiTree, type UiElement } from "../../lib/screen/ui_tree.ts";
+import { usefulElements } from "../../lib/screen/ui_tree_summary.ts";
 import { assertLinearReads, assertSameAsRegexes } from "../helpers/extract_points_checks.ts";
 import chatXml from "../fixtures/ui/chat.xml.txt" with { type: "text" };
 

@@ -2,7 +2,7 @@
 // result near 25,000 tokens (docs/clients.md). Built from the worst case, measured whole.
 
 import assert from "node:assert/strict";
-import { SUMMARY_MAX } from "../../lib/screen/ui_tree.ts";
+import { SUMMARY_MAX } from "../../lib/screen/ui_tree_summary.ts";
 import { MAX_POINTS } from "../../lib/look/fusion.ts";
 import { lookAnswer } from "../../lib/look/look.ts";
 import { POINTS_SHOWN_MAX } from "../../lib/look/words.ts";

@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
 import {
   extractDump,
-  formatElementLine,
   isInteractive,
   isTappable,
   parseUiTree,
-  summarizeUiTree,
   type UiElement,
-  usefulElements,
 } from "../../lib/screen/ui_tree.ts";
+import {
+  formatElementLine,
+  summarizeUiTree,
+  usefulElements,
+} from "../../lib/screen/ui_tree_summary.ts";
 import { makeDump } from "../fixtures/ui/big_dump.ts";
 import chatXml from "../fixtures/ui/chat.xml.txt" with { type: "text" };
 import unicodeXml from "../fixtures/ui/unicode_entities.xml.txt" with { type: "text" };

@@ -125,9 +125,11 @@ Deno.test({
   fn() {
     const c = serverCommand(
       { tasks: { start: "deno run -q -P --no-prompt --v8-flags=--a,--b=1 main.ts" } },
-      "/opt/deno/deno",
-      "/home/me/my phone's eye/main.ts",
-      "127.0.0.1:15555",
+      {
+        deno: "/opt/deno/deno",
+        mainTs: "/home/me/my phone's eye/main.ts",
+        serial: "127.0.0.1:15555",
+      },
     );
     assert.deepEqual(c.args, [
       "run",
@@ -144,7 +146,12 @@ Deno.test({
     );
     assert.equal(shellWord("$(touch x)"), "'$(touch x)'");
     assert.throws(
-      () => serverCommand({ tasks: { start: "deno run other.ts" } }, "deno", "/m.ts", "s"),
+      () =>
+        serverCommand({ tasks: { start: "deno run other.ts" } }, {
+          deno: "deno",
+          mainTs: "/m.ts",
+          serial: "s",
+        }),
       /"start" task must read "deno run <flags> main.ts"/,
     );
   },

@@ -28,7 +28,9 @@ import {
   shellPacket,
 } from "../../sim/wire.ts";
 import { CallLogParser } from "../../sim/tools.ts";
-import { applyToolCall, initialState, layout, type Size } from "../../sim/screen.ts";
+import { initialState, type Size } from "../../sim/screen.ts";
+import { applyToolCall } from "../../sim/screen_input.ts";
+import { layout } from "../../sim/screen_layout.ts";
 import { encodePng, escapeXmlAttr, halfDrawn, renderPixels, renderXml } from "../../sim/render.ts";
 import {
   delayFor,
@@ -217,7 +219,7 @@ Deno.test({
   fn() {
     const size = { width: 1080, height: 2400 };
     const state = initialState();
-    const [x, y] = centreOf(renderXml(layout(state, size), false), "Notes");
+    const [x, y] = centreOf(renderXml(layout(state, size), { compressed: false }), "Notes");
     applyToolCall(state, size, "input", ["tap", String(x), String(y)]);
     assert.equal(state.app, "notes");
     applyToolCall(state, size, "input", ["text", "100%sfine"]);
@@ -299,7 +301,7 @@ Deno.test({
   permissions,
   async fn() {
     const draw = (patch: Partial<ReturnType<typeof initialState>>, size: Size, black = false) =>
-      renderPixels(layout({ ...initialState(), ...patch }, size), size, black);
+      renderPixels(layout({ ...initialState(), ...patch }, size), size, { black });
     // The largest first: the encoder's row buffer is then reused by smaller frames.
     const large = { width: 540, height: 1200 };
     const small = { width: 270, height: 600 };

@@ -17,13 +17,9 @@ import { createDevice } from "../../lib/adb/device.ts";
 import { createAdbRunner } from "../../lib/adb/runner.ts";
 import { DEFAULT_ADB_TIMEOUT_MS } from "../../lib/config/config.ts";
 import { readPngStream } from "../../lib/image/png_decode.ts";
-import {
-  applyToolCall,
-  initialState,
-  layout,
-  SETTINGS_ITEMS,
-  type UiNode,
-} from "../../sim/screen.ts";
+import { initialState, SETTINGS_ITEMS, type UiNode } from "../../sim/screen.ts";
+import { applyToolCall } from "../../sim/screen_input.ts";
+import { layout } from "../../sim/screen_layout.ts";
 import { Motion, type MotionSettings } from "../../sim/motion.ts";
 
 // One adb server for the file: each test connects a fresh phone to it and disconnects it at its
