@@ -4,7 +4,8 @@
 import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.ts";
 import { parseWmSize } from "./output.ts";
 import { excerpt } from "../core/text.ts";
-import type { Size, UiElement } from "../screen/ui_tree.ts";
+import type { Size } from "../core/geometry.ts";
+import type { UiElement } from "../screen/ui_tree.ts";
 import {
   type AdbCallContext,
   AdbError,

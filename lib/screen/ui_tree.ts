@@ -1,20 +1,11 @@
 // Turns `uiautomator dump` output into UI elements and the short summary phone_look shows.
 // Pure: a hand-written scanner over the tags (no XML dependency), linear in the dump size.
 
+import type { Bounds, Size } from "../core/geometry.ts";
 import { truncate } from "../core/text.ts";
 
-export interface Bounds {
-  x1: number;
-  y1: number;
-  x2: number;
-  y2: number;
-}
-
-/** A screen's or image's extent in pixels: the one size type (device.ts's screenSize returns it). */
-export interface Size {
-  width: number;
-  height: number;
-}
+// The tree's modules and their readers name the geometry through here too; it lives in core.
+export type { Bounds, Size } from "../core/geometry.ts";
 
 export interface UiElement {
   /** text, else content-desc, else the resource-id's short name; one line, at most ~80 chars. */
