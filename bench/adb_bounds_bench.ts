@@ -9,7 +9,7 @@
 
 // deno-lint-ignore-file no-console
 import { parseArgs } from "node:util";
-import { screencapPngCommand } from "../lib/adb/commands.ts";
+import { screencapPngCommand } from "../lib/adb/screen_commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { createAdbRunner } from "../lib/adb/runner.ts";
 

@@ -1,7 +1,7 @@
 // Reads what the phone's tools print: screen size, am's and monkey's verdicts, package lists, the
-// launcher activity, `input`'s failures. Pure: text in, values out; the commands are in commands.ts.
+// launcher activity, `input`'s failures. Pure: text in, values out; the commands are in *_commands.ts.
 
-import { COMPONENT_NAME, PACKAGE_NAME } from "./commands.ts";
+import { COMPONENT_NAME, PACKAGE_NAME } from "./intent_commands.ts";
 import type { Size } from "../core/geometry.ts";
 
 /**

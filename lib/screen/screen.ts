@@ -6,7 +6,7 @@ import {
   screencapRawCommand,
   uiDumpCommand,
   uiDumpToTtyCommand,
-} from "../adb/commands.ts";
+} from "../adb/screen_commands.ts";
 import { type Device, freshDumpPath } from "../adb/device.ts";
 import { AdbError, isNetworkSerial } from "../adb/errors.ts";
 import { releaseBytes } from "../core/bytes.ts";

@@ -1,7 +1,7 @@
 // Reading the screen around an action: one round trip for focus, keyboard and tree; waiting until
 // it settles (two equal reads in a row, bounded); finding an element by name on a fresh tree.
 
-import { screenStateCommand } from "../adb/commands.ts";
+import { screenStateCommand } from "../adb/screen_commands.ts";
 import { type Device, freshDumpPath, type ScreenReading } from "../adb/device.ts";
 import { describeChanges, parseWindowState, sameScreen } from "./changes.ts";
 import type { Clock } from "../core/clock.ts";

@@ -2,7 +2,7 @@
 // coordinates or on an element named (element). The point is checked against the screen first.
 
 import { z } from "zod";
-import { longPressCommand, multiTapCommand, tapCommand } from "../adb/commands.ts";
+import { longPressCommand, multiTapCommand, tapCommand } from "../adb/input_commands.ts";
 import { runInput } from "../adb/input.ts";
 import {
   actionResult,

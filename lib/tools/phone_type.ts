@@ -2,11 +2,11 @@
 // ASCII goes through `input text`, quoted; other text through ADB Keyboard (adb/adb_keyboard.ts).
 
 import { z } from "zod";
-import { typedTextProblem, typeTextCommand } from "../adb/commands.ts";
+import { typedTextProblem, typeTextCommand } from "../adb/input_commands.ts";
 import { scanCharacters } from "../core/characters.ts";
 import { noKeyboardMessage, typeWithAdbKeyboard } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
-import { tapCommand } from "../adb/commands.ts";
+import { tapCommand } from "../adb/input_commands.ts";
 import {
   actionResult,
   elementField,

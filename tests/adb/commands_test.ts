@@ -2,22 +2,25 @@ import assert from "node:assert/strict";
 import {
   deviceCommand,
   deviceShellLine,
-  inputTextProblem,
-  intentArgsProblem,
-  intentCommand,
-  keyeventCommand,
   quoted,
   quoteForDeviceShell,
   READ_ONLY_PROGRAMS,
-  screencapPngCommand,
-  screencapRawCommand,
   shellScript,
   syntax,
+} from "../../lib/adb/commands.ts";
+import {
+  inputTextProblem,
+  keyeventCommand,
   tapCommand,
   typeTextCommand,
+} from "../../lib/adb/input_commands.ts";
+import { intentArgsProblem, intentCommand } from "../../lib/adb/intent_commands.ts";
+import {
+  screencapPngCommand,
+  screencapRawCommand,
   uiDumpCommand,
   uiDumpToTtyCommand,
-} from "../../lib/adb/commands.ts";
+} from "../../lib/adb/screen_commands.ts";
 import { hostileStrings } from "../fixtures/hostile_strings.ts";
 
 /** Runs `script` through a real /bin/sh -c, as the phone's adbd does, with fake tools as functions. */

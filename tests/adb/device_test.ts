@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  deviceCommand,
-  keyeventCommand,
-  screencapPngCommand,
-  tapCommand,
-  uiDumpCommand,
-} from "../../lib/adb/commands.ts";
+import { deviceCommand } from "../../lib/adb/commands.ts";
+import { keyeventCommand, tapCommand } from "../../lib/adb/input_commands.ts";
+import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
 import {
   AdbError,

@@ -2,7 +2,8 @@
 // happened, reconnects that do not cut each other, and control characters refused at the door.
 
 import assert from "node:assert/strict";
-import { screencapPngCommand, tapCommand, uiDumpCommand } from "../../lib/adb/commands.ts";
+import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
+import { tapCommand } from "../../lib/adb/input_commands.ts";
 import { createDevice, type Device } from "../../lib/adb/device.ts";
 import { OUTPUT_CAPS } from "../../lib/adb/runner.ts";
 import { visionQuestion } from "../../lib/tools/phone_look.ts";

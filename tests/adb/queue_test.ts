@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import {
   screencapPngCommand,
-  tapCommand,
   uiDumpCommand,
   uiDumpToTtyCommand,
-} from "../../lib/adb/commands.ts";
+} from "../../lib/adb/screen_commands.ts";
+import { tapCommand } from "../../lib/adb/input_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
 import {
   CALLS_MAX,

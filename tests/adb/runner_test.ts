@@ -2,7 +2,7 @@
 // when a forked process keeps the pipes open, the allowlisted environment, spawn errors by cause.
 
 import assert from "node:assert/strict";
-import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/commands.ts";
+import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
 import { classifyAdbFailure } from "../../lib/adb/errors.ts";
 import { ADB_ENV_NAMES } from "../../lib/config/env_vars.ts";
