@@ -10,12 +10,10 @@ import {
   type AdbCallContext,
   AdbError,
   type AdbResult,
-  classifyAdbFailure,
-  classifyExitStatus,
-  connectFailure,
   isNetworkSerial,
   mayHaveHappened,
 } from "./errors.ts";
+import { classifyAdbFailure, classifyExitStatus, connectFailure } from "./classify.ts";
 import { namingAttached } from "./attached.ts";
 import { readExitMarker, withExitMarker } from "./exit_marker.ts";
 import {

@@ -3,7 +3,8 @@
 
 import type { PhoneSet } from "../config/config.ts";
 import type { Device, DeviceOutput } from "./device.ts";
-import { type AttachedDevice, connectFailure, isNetworkSerial } from "./errors.ts";
+import { type AttachedDevice, isNetworkSerial } from "./errors.ts";
+import { connectFailure } from "./classify.ts";
 import { listAttached, namingAttached } from "./attached.ts";
 import type { RunAdb } from "./runner.ts";
 import { AgentError } from "../core/errors.ts";

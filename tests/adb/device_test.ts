@@ -3,12 +3,8 @@ import { deviceCommand } from "../../lib/adb/commands.ts";
 import { keyeventCommand, tapCommand } from "../../lib/adb/input_commands.ts";
 import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
-import {
-  AdbError,
-  type AdbResult,
-  classifyAdbFailure,
-  isNetworkSerial,
-} from "../../lib/adb/errors.ts";
+import { AdbError, type AdbResult, isNetworkSerial } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../../lib/adb/classify.ts";
 import { EXIT_MARKER, readExitMarker, splitExitMarker } from "../../lib/adb/exit_marker.ts";
 import { runInput } from "../../lib/adb/input.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";

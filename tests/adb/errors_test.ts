@@ -11,10 +11,10 @@ import {
   AdbError,
   type AdbErrorCode,
   adbSees,
-  classifyAdbFailure,
   describeTrouble,
   withAttached,
 } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../../lib/adb/classify.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";
 import { exited, fakeAdb } from "../helpers/fake_adb.ts";
 

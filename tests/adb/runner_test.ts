@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
-import { classifyAdbFailure } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../../lib/adb/classify.ts";
 import { ADB_ENV_NAMES } from "../../lib/config/env_vars.ts";
 import {
   adbEnvironment,

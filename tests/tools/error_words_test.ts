@@ -5,13 +5,8 @@
 
 import assert from "node:assert/strict";
 import { createDevice } from "../../lib/adb/device.ts";
-import {
-  type AdbCallContext,
-  AdbError,
-  classifyAdbFailure,
-  connectFailure,
-  withAttached,
-} from "../../lib/adb/errors.ts";
+import { type AdbCallContext, AdbError, withAttached } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure, connectFailure } from "../../lib/adb/classify.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";
 import { TOOLS } from "../../lib/tools/index.ts";
 import { exited, fakeAdb, type FakeAnswer, timedOut } from "../helpers/fake_adb.ts";
