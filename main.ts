@@ -4,7 +4,7 @@
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createDevice } from "./lib/adb/device.ts";
 import { createAdbRunner } from "./lib/adb/runner.ts";
-import { createLimiter, HOST_SLOTS } from "./lib/adb/queue.ts";
+import { createLink } from "./lib/adb/link.ts";
 import { createPhones } from "./lib/adb/phones.ts";
 import { realClock } from "./lib/core/clock.ts";
 import {
@@ -73,17 +73,16 @@ function narrowNet(config: Config, granted: readonly string[] = BUILD.net): void
 }
 
 function world(config: Config, running?: Set<Deno.ChildProcess>) {
-  const run = createAdbRunner(undefined, undefined, running);
+  const run = createAdbRunner({ running });
   const timeoutMs = config.adbTimeoutMs;
-  // Host-wide adb calls (devices, connect) share one bound across the server's phones.
-  const hostSlots = createLimiter(HOST_SLOTS);
+  const os = Deno.build.os;
+  // Host-wide adb calls (devices, connect) share one bound across the server's phones (link.ts).
+  const link = createLink({ run, timeoutMs, os });
   return {
     phones: createPhones({
       set: config.phones,
-      run,
-      timeoutMs,
-      makeDevice: (serial, connects) =>
-        createDevice({ run, serial, timeoutMs, os: Deno.build.os, connects, hostSlots }),
+      link,
+      makeDevice: (phone) => createDevice({ run, timeoutMs, os, ...phone }),
     }),
     vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };

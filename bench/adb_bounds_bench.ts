@@ -37,7 +37,10 @@ interface Sample {
 async function child(script: string, timeoutMs: number): Promise<void> {
   const dir = script.slice(0, script.lastIndexOf("/"));
   const device = createDevice({
-    run: createAdbRunner(script, { PATH: "/usr/bin:/bin", PHONE_EYE_BENCH_DIR: dir }),
+    run: createAdbRunner({
+      binary: script,
+      env: { PATH: "/usr/bin:/bin", PHONE_EYE_BENCH_DIR: dir },
+    }),
     serial: undefined,
     timeoutMs,
   });

@@ -193,15 +193,14 @@ function failed(code: AdbErrorCode, message: string, cause?: Error): AdbResult {
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L129-L139,
  * whose EPERM comes from register_socket_transport finding the transport unauthorized,
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport.cpp#L1273-L1274).
- * Returns null when the phone is connected. `uncertain`: the reconnect followed an acting command
+ * Returns null when the phone is connected. `call.uncertain`: the reconnect followed an acting command
  * whose outcome is unknown, so the message also says it may have happened.
  */
 export function connectFailure(
   outcome: AdbOutcome,
-  action: string,
-  serial: string,
-  uncertain = false,
+  call: { action: string; serial: string; uncertain?: boolean },
 ): AdbError | null {
+  const { action, serial, uncertain = false } = call;
   const said = outcome.kind === "exited" || outcome.kind === "timeout"
     ? `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`
     : "";
@@ -242,4 +241,27 @@ export function connectFailure(
     describeTrouble(trouble),
     outcome.kind === "spawn-failed" ? { cause: outcome.error, trouble } : { trouble },
   );
+}
+
+/** What a device or host-wide adb command gave once classified as a success. */
+export interface DeviceOutput {
+  stdout: Uint8Array;
+  stderr: string;
+  /** stdout decoded as UTF-8, followed by stderr: what a text-reading verb inspects. */
+  text: string;
+  /** The device command's exit status (text commands); 0 for exec-out, which has none. */
+  status: number;
+}
+
+/** A successful run's output, with its text decoded once. */
+export function deviceOutput(
+  o: { stdout: Uint8Array; stderr: string; status?: number | undefined },
+): DeviceOutput {
+  const stdout = new TextDecoder().decode(o.stdout);
+  return {
+    stdout: o.stdout,
+    stderr: o.stderr,
+    text: o.stderr ? `${stdout}${o.stderr}` : stdout,
+    status: o.status ?? 0,
+  };
 }

@@ -8,7 +8,8 @@ import { AdbError } from "./errors.ts";
  * needs at its busiest: an action, phone_look's two channels (the screenshot and the UI dump run
  * side by side), and one more read (a tap's `wm size`, a second client's screenshot). A job runs
  * its adb calls one after another, a reconnect, `adb devices` and a replay included, so jobs
- * running = processes. Several phones at 4 each, plus HOST_SLOTS, stay far below 32 processes.
+ * running = processes. Several phones at 4 each, plus link.ts's HOST_SLOTS, stay far below 32
+ * processes.
  */
 export const PHONE_SLOTS = 4;
 
@@ -19,9 +20,6 @@ export const PHONE_SLOTS = 4;
  * 32 is eight times what one agent's look-act loop ever has in flight.
  */
 export const CALLS_MAX = 32;
-
-/** Host-wide adb calls (`adb devices`, `connect`, `get-state`) at once, whatever the phones. */
-export const HOST_SLOTS = 2;
 
 /** One piece of work for the phone. */
 export interface PhoneJob<T> {
@@ -79,10 +77,15 @@ export function cancelledError(action: string): AdbError {
   return new AdbError("CANCELLED", `Cannot ${action}: the client cancelled the call`);
 }
 
-export function createPhoneQueue(
-  slots: number = PHONE_SLOTS,
-  callsMax: number = CALLS_MAX,
-): PhoneQueue {
+export interface PhoneQueueOptions {
+  /** adb processes at once (default PHONE_SLOTS). */
+  slots?: number;
+  /** Calls held at once before a call is refused as busy (default CALLS_MAX). */
+  callsMax?: number;
+}
+
+export function createPhoneQueue(options: PhoneQueueOptions = {}): PhoneQueue {
+  const { slots = PHONE_SLOTS, callsMax = CALLS_MAX } = options;
   const queued: Entry[] = [];
   const running = new Set<Entry>();
   // Reads open to sharing, by epoch and key. The epoch grows with each action queued, so a read
@@ -92,7 +95,8 @@ export function createPhoneQueue(
   let held = 0;
   let actionRunning = false;
 
-  function settle(caller: Caller, entry: Entry) {
+  /** The caller leaves the entry: answered or cancelled, it is no longer held. */
+  function release(caller: Caller, entry: Entry) {
     entry.callers.delete(caller);
     held -= 1;
     caller.signal?.removeEventListener("abort", caller.onAbort);
@@ -131,14 +135,14 @@ export function createPhoneQueue(
     if (entry.job.acts) actionRunning = false;
     close(entry);
     for (const caller of [...entry.callers]) {
-      settle(caller, entry);
+      release(caller, entry);
       answer(caller);
     }
     pump();
   }
 
   function leave(caller: Caller, entry: Entry) {
-    settle(caller, entry);
+    release(caller, entry);
     caller.reject(cancelledError(entry.job.action));
     if (entry.callers.size > 0) return;
     close(entry);

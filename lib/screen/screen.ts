@@ -160,28 +160,26 @@ const gave = (bytes: Uint8Array) =>
   bytes.length === 0 ? "returned nothing" : `returned ${bytes.length} bytes that are no image`;
 
 /**
- * Whether the link to the phone held, asked of adb after a capture came back empty or unreadable:
- * null when `adb get-state` answers "device" from the server that was running all along, else
- * what went wrong. A server that had to be started again (adb prints "daemon not running;
- * starting now") was killed or crashed under the capture, even if the new one sees the phone.
+ * Whether the link to the phone held, asked of adb after a capture came back empty or unreadable
+ * (the link's health, lib/adb/link.ts): null when it held, else what went wrong, in words. A server
+ * that had to be started again was killed or crashed under the capture, even if the new one sees
+ * the phone.
  */
 async function linkTrouble(device: Device, action: string): Promise<string | null> {
-  const target = device.serial === undefined ? [] : ["-s", device.serial];
-  let said: { stdout: Uint8Array; stderr: string };
-  try {
-    said = await device.host([...target, "get-state"], action);
-  } catch (error) {
-    if (!(error instanceof AdbError)) throw error;
-    // The check's own "Cannot <action>: " is dropped: the message already says what failed.
-    return `then adb's check of the link failed: ${
-      excerpt(error.message.replace(/^Cannot [^:]*: /, ""))
-    }`;
+  const health = await device.linkHealth(action);
+  switch (health.kind) {
+    case "held":
+      return null;
+    case "check-failed":
+      // The check's own "Cannot <action>: " is dropped: the message already says what failed.
+      return `then adb's check of the link failed: ${
+        excerpt(health.error.message.replace(/^Cannot [^:]*: /, ""))
+      }`;
+    case "server-restarted":
+      return "the adb server had stopped under it (adb had to start a new one)";
+    case "state":
+      return `then adb reported the phone as "${excerpt(health.state)}"`;
   }
-  if (/daemon not running|daemon started/i.test(said.stderr)) {
-    return "the adb server had stopped under it (adb had to start a new one)";
-  }
-  const state = new TextDecoder().decode(said.stdout).trim();
-  return state === "device" ? null : `then adb reported the phone as "${excerpt(state)}"`;
 }
 
 /** A capture lost to the link or the adb server, said as such: no firmware is blamed. */

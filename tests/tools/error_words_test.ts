@@ -212,7 +212,11 @@ Deno.test({
         { kind: "spawn-failed", error: spawnError("NotFound") },
       ];
       for (const outcome of said) {
-        const error = connectFailure(outcome, "tap", "1.2.3.4:5555", acts);
+        const error = connectFailure(outcome, {
+          action: "tap",
+          serial: "1.2.3.4:5555",
+          uncertain: acts,
+        });
         assert.ok(error instanceof AdbError);
         messages.push(error.message);
       }
