@@ -21,6 +21,7 @@ import { BUILD } from "./lib/app/build_info.ts";
 import { createServer, preloadAfterFirstAnswer, preloadTools } from "./lib/mcp/server.ts";
 import { StdioWire } from "./lib/mcp/stdio_wire.ts";
 import { createGarbageCollector } from "./lib/core/memory.ts";
+import { createScreens } from "./lib/screen/phone_screen.ts";
 import { createShotSaver } from "./lib/screen/shots.ts";
 import { createVision } from "./lib/vision/vision.ts";
 import {
@@ -84,6 +85,8 @@ function world(config: Config, running?: Set<Deno.ChildProcess>) {
       link,
       makeDevice: (phone) => createDevice({ run, timeoutMs, os, ...phone }),
     }),
+    // What the screen layer keeps per phone (the screen before an action), for the process's life.
+    screens: createScreens(),
     vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };
 }

@@ -1,5 +1,5 @@
-// Classifies an adb run in one ordered function: spawn failure, timeout, adb's known texts, then the
-// exit code; and reads `adb connect`'s answer. Pure: an AdbOutcome in, its output or one AdbError out.
+// Classifies an adb run in one ordered function: spawn failure, timeout, adb's known texts, then
+// the exit code; and reads `adb connect`'s answer. Pure: an outcome in, its output or one AdbError.
 //
 // adb's texts are cited at tag platform-tools-29.0.6 (system/core 589da1a0), the adb Debian ships.
 

@@ -1,11 +1,10 @@
 // The phone as phone-eye sees it: every device call goes through run(), which takes its turn in the
-// phone's queue, classifies failures, revives a dropped Wi-Fi link once (link.ts), replays only reads.
+// phone's queue, classifies failures, revives a dropped Wi-Fi link once (link.ts), replays reads.
 
 import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.ts";
 import { parseWmSize } from "./output.ts";
 import { excerpt } from "../core/text.ts";
 import type { Size } from "../core/geometry.ts";
-import type { UiElement } from "../screen/ui_tree.ts";
 import { type AdbCallContext, AdbError, type AdbResult, mayHaveHappened } from "./errors.ts";
 import {
   classifyAdbFailure,
@@ -50,31 +49,6 @@ export interface Device {
   screenSize(action: string): Promise<Size>;
   /** Asks adb whether the link to this phone held (`adb get-state`, within the host bound). */
   linkHealth(action: string): Promise<LinkHealth>;
-  /**
-   * What this phone has shown it does its own way, learned once per server so later calls skip
-   * the attempt: `ttyDumpRefused` once `uiautomator dump /dev/tty` printed no XML (screen.ts).
-   */
-  readonly quirks: DeviceQuirks;
-  /** The last screen phone-eye read on this phone, so an action can say what it changed (settle.ts). */
-  readonly seen: SeenScreen;
-}
-
-export interface DeviceQuirks {
-  ttyDumpRefused: boolean;
-}
-
-/** A UI tree phone-eye read, with the focused window and keyboard when that read asked for them. */
-export interface ScreenReading {
-  elements: UiElement[];
-  /** mCurrentFocus's `package/activity`, or undefined when the read did not ask (a look's tree). */
-  focus: string | undefined;
-  keyboard: boolean | undefined;
-  /** When it was read, on the server's clock. */
-  at: number;
-}
-
-export interface SeenScreen {
-  last: ScreenReading | undefined;
 }
 
 export interface DeviceOptions {
@@ -246,15 +220,8 @@ export function createDevice(options: DeviceOptions): Device {
 
   return {
     serial,
-    quirks: { ttyDumpRefused: false },
-    seen: { last: undefined },
     run: runReady,
     screenSize,
     linkHealth: (action) => link.health(action),
   };
-}
-
-/** A fresh device path for one UI dump, so a failed dump can never be read as the current one. */
-export function freshDumpPath(): string {
-  return `/data/local/tmp/phone-eye-${crypto.randomUUID()}.xml`;
 }

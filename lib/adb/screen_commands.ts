@@ -21,20 +21,30 @@ export const screencapPngCommand = (): DeviceCommand =>
 export const screencapRawCommand = (): DeviceCommand =>
   deviceCommand("exec-out", "screencap", [], "image");
 
+/** How uiautomator walks the tree. */
+export interface DumpOptions {
+  /**
+   * `--compressed`: only views important for accessibility (the retry on an animated screen,
+   * lib/screen/screen.ts's readUiTree).
+   */
+  compressed?: boolean;
+}
+
 /**
  * The UI tree in one device command and no file: uiautomator writes the XML to /dev/tty, which is
  * the stream adb reads, then prints "UI hierchary dumped to: /dev/tty" (ANDROID.md) right after
  * it, with no newline between. This is how the most-used peer, mobile-mcp, reads the tree. With no
  * file there is no earlier dump to read back by mistake and nothing to remove. Through exec-out,
  * as the peer sends it: no exit-status marker to print and read (uiautomator exits 0 whatever
- * happened), and its ERROR lines arrive on the same stream; screen.ts checks the output ran to
- * its "dumped to" or ERROR line instead. Where /dev/tty
+ * happened), and its ERROR lines arrive on the same stream; lib/screen/ui_dump.ts checks the output
+ * ran to its "dumped to" or ERROR line instead. Where /dev/tty
  * cannot be opened the dumper only logs the IOException (AccessibilityNodeInfoDumper.
  * dumpWindowToFile,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/library/core-src/com/android/uiautomator/core/AccessibilityNodeInfoDumper.java)
  * and still prints the "dumped to" line: no XML in the output is the sign to use uiDumpCommand.
  */
-export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
+export function uiDumpToTtyCommand(options: DumpOptions = {}): DeviceCommand {
+  const { compressed = false } = options;
   return deviceCommand("exec-out", "uiautomator", [
     "dump",
     ...(compressed ? ["--compressed"] : []),
@@ -51,7 +61,8 @@ export function uiDumpToTtyCommand(compressed: boolean): DeviceCommand {
  * path is new per call and removed afterwards.
  * uiautomator's own output is kept (not sent to /dev/null) so its "ERROR:" lines can be read.
  */
-export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand {
+export function uiDumpCommand(path: string, options: DumpOptions = {}): DeviceCommand {
+  const { compressed = false } = options;
   const p = quoted(path);
   return shellCommand("uiautomator", [
     "dump",
@@ -74,7 +85,10 @@ export function uiDumpCommand(path: string, compressed: boolean): DeviceCommand 
  * the UI tree as uiDumpToTtyCommand reads it, or, with `path`, as uiDumpCommand does for a phone
  * that refuses /dev/tty. Every step only reads, so it is named by its first program and replayable.
  */
-export function screenStateCommand(path?: string): DeviceCommand {
+export function screenStateCommand(
+  options: DumpOptions & { path?: string | undefined } = {},
+): DeviceCommand {
+  const { path, ...dumpOptions } = options;
   const dumpsys: Arg[] = [
     "window",
     syntax(" | "),
@@ -91,8 +105,9 @@ export function screenStateCommand(path?: string): DeviceCommand {
     syntax("; "),
   ];
   if (path === undefined) {
-    return deviceCommand("exec-out", "dumpsys", [...dumpsys, "uiautomator", "dump", "/dev/tty"]);
+    const tty = uiDumpToTtyCommand(dumpOptions);
+    return deviceCommand("exec-out", "dumpsys", [...dumpsys, tty.program, ...tty.args]);
   }
-  const dump = uiDumpCommand(path, false);
+  const dump = uiDumpCommand(path, dumpOptions);
   return shellCommand("dumpsys", [...dumpsys, dump.program, ...dump.args]);
 }

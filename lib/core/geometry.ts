@@ -1,4 +1,4 @@
-// Plain geometry every layer speaks: a screen's or image's size and a rectangle's bounds, in pixels.
+// Plain geometry every layer speaks: a screen's or image's size, a rectangle's bounds, in pixels.
 // Types only: the adb layer reads a size from `wm size`, the screen layer bounds from the UI tree.
 
 /** A screen's or image's extent in pixels: the one size type (Device.screenSize returns it). */

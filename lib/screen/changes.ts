@@ -1,7 +1,7 @@
 // What an action changed on screen, as the [changed] section reads: the foreground app before →
 // after, the keyboard, elements that appeared (+) and disappeared (-). Pure; settle.ts reads the phone.
 
-import type { ScreenReading } from "../adb/device.ts";
+import type { ScreenReading } from "./phone_screen.ts";
 import {
   formatElementLine,
   isInteractive,

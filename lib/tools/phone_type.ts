@@ -10,7 +10,7 @@ import { tapCommand } from "../adb/input_commands.ts";
 import {
   actionResult,
   elementField,
-  loadSettle,
+  loadElementTarget,
   screenBefore,
   SETTLE_SENTENCE,
   settleField,
@@ -39,14 +39,13 @@ export const phoneType = defineTool({
     let before = element === undefined ? await screenBefore(deps, settle) : undefined;
     let into = "";
     if (element !== undefined) {
-      const { locateElement } = await loadSettle();
-      const found = await locateElement(
-        device,
-        deps.clock,
-        element,
-        "type text",
-        (e) => e.className.endsWith("EditText"),
-      );
+      const { locateElement } = await loadElementTarget();
+      const found = await locateElement(deps.screens.of(device), {
+        clock: deps.clock,
+        name: element,
+        action: "type text",
+        prefer: (e) => e.className.endsWith("EditText"),
+      });
       before = found.before;
       into = `Tapped ${found.described}, then: `;
       await runInput(

@@ -155,7 +155,7 @@ async function dumpAcrossDrop(rules: Array<[RegExp, FakeRule]>): Promise<string[
     ...rules,
   ]);
   const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
-  const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+  const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml"), {
     action: "read the UI tree",
   });
   assert.equal(out.text, "<hierarchy/>");
@@ -276,7 +276,7 @@ Deno.test({
     ]);
     const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
     await rejectsWith(
-      device.run(uiDumpCommand("/data/local/tmp/a.xml", false), { action: "read the UI tree" }),
+      device.run(uiDumpCommand("/data/local/tmp/a.xml"), { action: "read the UI tree" }),
       "UNAUTHORIZED",
       /^Cannot read the UI tree: the phone at 192\.0\.2\.9:5555 has not authorized this computer; unlock it and accept the "Allow USB debugging\?" prompt/,
     );

@@ -51,8 +51,8 @@ Deno.test({
     const b = device.run(screencapPngCommand(), {
       action: "take a screenshot for the vision model",
     });
-    const c = device.run(uiDumpToTtyCommand(false), { action: "read the UI tree" });
-    const d = device.run(uiDumpToTtyCommand(true), { action: "read the UI tree" });
+    const c = device.run(uiDumpToTtyCommand(), { action: "read the UI tree" });
+    const d = device.run(uiDumpToTtyCommand({ compressed: true }), { action: "read the UI tree" });
     const calls = await adb.holding(4);
     for (const call of calls) call.answer(png(`${call.line} dumped to: /dev/tty`));
     await Promise.all([a, b, c, d]);
@@ -69,7 +69,7 @@ Deno.test({
     // Distinct reads (a fresh dump path each): nothing to share.
     const reads = Array.from(
       { length: 20 },
-      (_, i) => device.run(uiDumpCommand(`/data/local/tmp/${i}.xml`, false), { action: "read" }),
+      (_, i) => device.run(uiDumpCommand(`/data/local/tmp/${i}.xml`), { action: "read" }),
     );
     let answered = 0;
     while (answered < 20) {

@@ -87,7 +87,7 @@ exec sleep 30`,
       /^Cannot take a screenshot: the phone sent more than 64 MiB for a screenshot.*so adb was stopped; .*restart the phone/,
     );
     await rejectsWith(
-      device.run(uiDumpCommand("/data/local/tmp/x.xml", false), { action: "read the UI tree" }),
+      device.run(uiDumpCommand("/data/local/tmp/x.xml"), { action: "read the UI tree" }),
       "TOO_LARGE",
       /^Cannot read the UI tree: the phone sent more than 16 MiB of text for "adb shell uiautomator dump/,
     );

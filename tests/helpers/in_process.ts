@@ -10,6 +10,7 @@ import { createLink } from "../../lib/adb/link.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
 import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createServer, type ServerDeps } from "../../lib/mcp/server.ts";
+import { createScreens } from "../../lib/screen/phone_screen.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 
 /**
@@ -47,6 +48,7 @@ export async function connectInProcess(
   const phones = "phones" in deps ? deps.phones : onePhone(deps.device);
   const server = createServer({
     phones,
+    screens: createScreens(),
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
