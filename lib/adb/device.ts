@@ -82,102 +82,8 @@ export function createDevice(options: DeviceOptions): Device {
     connects: options.connects ?? true,
     attachFirst: options.attachFirst ?? false,
   });
-  const target = serial === undefined ? [] : ["-s", serial];
+  const phone = { run, serial, timeoutMs, os, revivable: link.revivable, link };
   let size: Size | undefined;
-
-  /** One run of a device command: adb's verdict, then for text commands the command's own. */
-  async function attempt(
-    command: DeviceCommand,
-    opts: RunOptions,
-  ): Promise<AdbResult & { status?: number }> {
-    const outcome = await run([...target, command.service, withExitMarker(command)], {
-      timeoutMs,
-      output: command.output,
-      // Only a read may be stopped halfway; an action sent to the phone is let finish.
-      signal: command.replayable ? opts.signal : undefined,
-    });
-    const ctx: AdbCallContext = {
-      action: opts.action,
-      serial,
-      command: `${command.service} ${deviceShellLine(command)}`,
-      acts: !command.replayable,
-    };
-    const ran = classifyAdbFailure(outcome, ctx, os);
-    if (!ran.ok) return ran;
-    const result = command.service === "shell" ? commandStatus(ran, ctx, opts) : ran;
-    if (result.ok && opts.complete?.(result.stdout) === false) return cutShort(ctx);
-    return result;
-  }
-
-  /**
-   * A text command's own verdict, read from the exit marker that ends its reply; with ownStatus
-   * the status is handed back instead of judged.
-   */
-  function commandStatus(
-    ran: { stdout: Uint8Array; stderr: string },
-    ctx: AdbCallContext,
-    opts: RunOptions,
-  ): AdbResult & { status?: number } {
-    const marked = readExitMarker(ran.stdout);
-    if (marked === null) return cutShort(ctx);
-    const own = { stdout: marked.stdout, stderr: ran.stderr };
-    if (!opts.ownStatus) return classifyExitStatus(marked.status, own, ctx);
-    const result = classifyExitStatus(0, own, ctx);
-    return result.ok ? { ...result, status: marked.status } : result;
-  }
-
-  /**
-   * A reply without its end. A Wi-Fi link is revived and the command replayed or not (runOnce), so
-   * this message is the last word only on USB, on the default device, or for a replay.
-   */
-  function cutShort(ctx: AdbCallContext): AdbResult {
-    const what = `the phone's answer was cut short (the link to ${
-      serial ?? "the phone"
-    } dropped mid-command)`;
-    return {
-      ok: false,
-      error: new AdbError(
-        "TRANSPORT",
-        ctx.acts
-          ? mayHaveHappened(ctx.action, what, "check the cable or Wi-Fi link")
-          : `Cannot ${ctx.action}: ${what}${
-            link.revivable ? " even after reconnecting once" : ""
-          }; check the cable or Wi-Fi link, then call the tool again`,
-      ),
-    };
-  }
-
-  async function runOnce(command: DeviceCommand, opts: RunOptions): Promise<DeviceOutput> {
-    const startedAt = link.generation;
-    const first = await attempt(command, opts);
-    if (first.ok) return deviceOutput(first);
-    const error = first.error;
-    // Cancelled: nobody reads the answer, so no reconnect and no replay.
-    if (error.code === "CANCELLED" || opts.signal?.aborted) throw error;
-    if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && link.revivable && serial) {
-      const acts = !command.replayable;
-      // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
-      const uncertain = acts && error.code === "TRANSPORT";
-      const answer = await link.revive(startedAt);
-      const failure = answer && connectFailure(answer, { action: opts.action, serial, uncertain });
-      if (failure) throw failure;
-      if (acts) {
-        throw new AdbError(
-          "RECONNECTED",
-          mayHaveHappened(
-            opts.action,
-            `the link to ${serial} had dropped; phone-eye reconnected but did not repeat the command, because the phone may already have received it (repeating a tap could tap twice)`,
-            "the link is back, so the tool can be called again once the screen shows it is still needed",
-          ),
-          { cause: error },
-        );
-      }
-      const second = await attempt(command, opts);
-      if (second.ok) return deviceOutput(second);
-      throw second.error;
-    }
-    throw error;
-  }
 
   /**
    * runOnce in the phone's queue, with a device error's message naming what adb sees. Reads share
@@ -192,7 +98,7 @@ export function createDevice(options: DeviceOptions): Device {
       share: command.replayable
         ? JSON.stringify([command, opts.action, opts.ownStatus === true])
         : undefined,
-      work: (signal) => links.namingAttached(runOnce(command, { ...opts, signal })),
+      work: (signal) => links.namingAttached(runOnce(phone, command, { ...opts, signal })),
     }, opts.signal);
 
   /** runQueued, after the first-use attach of a listed address (link.ts) when this phone has one. */
@@ -223,5 +129,122 @@ export function createDevice(options: DeviceOptions): Device {
     run: runReady,
     screenSize,
     linkHealth: (action) => link.health(action),
+  };
+}
+
+/**
+ * One device command with the link's rules: a Wi-Fi link that dropped is revived once (link.ts),
+ * then a read is replayed and an action is reported as possibly done, never repeated.
+ */
+async function runOnce(
+  phone: PhoneRun & { link: PhoneLink },
+  command: DeviceCommand,
+  opts: RunOptions,
+): Promise<DeviceOutput> {
+  const { link, serial } = phone;
+  const startedAt = link.generation;
+  const first = await attempt(phone, command, opts);
+  if (first.ok) return deviceOutput(first);
+  const error = first.error;
+  // Cancelled: nobody reads the answer, so no reconnect and no replay.
+  if (error.code === "CANCELLED" || opts.signal?.aborted) throw error;
+  if ((error.code === "NO_DEVICE" || error.code === "TRANSPORT") && link.revivable && serial) {
+    const acts = !command.replayable;
+    // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
+    const uncertain = acts && error.code === "TRANSPORT";
+    const answer = await link.revive(startedAt);
+    const failure = answer && connectFailure(answer, { action: opts.action, serial, uncertain });
+    if (failure) throw failure;
+    if (acts) {
+      throw new AdbError(
+        "RECONNECTED",
+        mayHaveHappened(
+          opts.action,
+          `the link to ${serial} had dropped; phone-eye reconnected but did not repeat the command, because the phone may already have received it (repeating a tap could tap twice)`,
+          "the link is back, so the tool can be called again once the screen shows it is still needed",
+        ),
+        { cause: error },
+      );
+    }
+    const second = await attempt(phone, command, opts);
+    if (second.ok) return deviceOutput(second);
+    throw second.error;
+  }
+  throw error;
+}
+
+/** What one attempt at a device command needs to know of its phone. */
+interface PhoneRun {
+  run: RunAdb;
+  serial: string | undefined;
+  timeoutMs: number;
+  os: string;
+  /** Whether a dropped link is revived (link.ts), which a cut-short message mentions. */
+  revivable: boolean;
+}
+
+/** One run of a device command: adb's verdict, then for text commands the command's own. */
+async function attempt(
+  phone: PhoneRun,
+  command: DeviceCommand,
+  opts: RunOptions,
+): Promise<AdbResult & { status?: number }> {
+  const { run, serial, timeoutMs, os } = phone;
+  const target = serial === undefined ? [] : ["-s", serial];
+  const outcome = await run([...target, command.service, withExitMarker(command)], {
+    timeoutMs,
+    output: command.output,
+    // Only a read may be stopped halfway; an action sent to the phone is let finish.
+    signal: command.replayable ? opts.signal : undefined,
+  });
+  const ctx: AdbCallContext = {
+    action: opts.action,
+    serial,
+    command: `${command.service} ${deviceShellLine(command)}`,
+    acts: !command.replayable,
+  };
+  const ran = classifyAdbFailure(outcome, ctx, os);
+  if (!ran.ok) return ran;
+  const result = command.service === "shell" ? commandStatus(phone, ran, ctx, opts) : ran;
+  if (result.ok && opts.complete?.(result.stdout) === false) return cutShort(phone, ctx);
+  return result;
+}
+
+/**
+ * A text command's own verdict, read from the exit marker that ends its reply; with ownStatus
+ * the status is handed back instead of judged.
+ */
+function commandStatus(
+  phone: PhoneRun,
+  ran: { stdout: Uint8Array; stderr: string },
+  ctx: AdbCallContext,
+  opts: RunOptions,
+): AdbResult & { status?: number } {
+  const marked = readExitMarker(ran.stdout);
+  if (marked === null) return cutShort(phone, ctx);
+  const own = { stdout: marked.stdout, stderr: ran.stderr };
+  if (!opts.ownStatus) return classifyExitStatus(marked.status, own, ctx);
+  const result = classifyExitStatus(0, own, ctx);
+  return result.ok ? { ...result, status: marked.status } : result;
+}
+
+/**
+ * A reply without its end. A Wi-Fi link is revived and the command replayed or not (runOnce), so
+ * this message is the last word only on USB, on the default device, or for a replay.
+ */
+function cutShort(phone: PhoneRun, ctx: AdbCallContext): AdbResult {
+  const what = `the phone's answer was cut short (the link to ${
+    phone.serial ?? "the phone"
+  } dropped mid-command)`;
+  return {
+    ok: false,
+    error: new AdbError(
+      "TRANSPORT",
+      ctx.acts
+        ? mayHaveHappened(ctx.action, what, "check the cable or Wi-Fi link")
+        : `Cannot ${ctx.action}: ${what}${
+          phone.revivable ? " even after reconnecting once" : ""
+        }; check the cable or Wi-Fi link, then call the tool again`,
+    ),
   };
 }

@@ -106,7 +106,6 @@ export function createLink(options: LinkOptions): Link {
   const { run, timeoutMs } = options;
   const os = options.os ?? "linux";
   const slots = createLimiter(options.slots ?? HOST_SLOTS);
-  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
   function runHost(args: readonly string[], deadlineMs = timeoutMs): Promise<AdbOutcome> {
     const limits: AdbRunLimits = { timeoutMs: deadlineMs, output: "text" };
@@ -140,6 +139,39 @@ export function createLink(options: LinkOptions): Link {
     }
   }
 
+  const calls: HostCalls = { runHost, host, timeoutMs };
+  const attaching = createAttaching({ ...calls, namingAttached });
+  return {
+    runHost,
+    host,
+    attached,
+    namingAttached,
+    connectIfMissing: attaching.connectIfMissing,
+    phone: (serial, options) =>
+      createPhoneLink({ ...calls, attach: attaching.attach }, serial, options),
+  };
+}
+
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** What the per-phone parts of a link use of the server's: its bounded host calls. */
+interface HostCalls {
+  runHost: Link["runHost"];
+  host: Link["host"];
+  timeoutMs: number;
+}
+
+/** Attaches a listed address before its first command, once per server (createAttaching). */
+type Attach = (serial: string, action: string) => Promise<void>;
+
+/**
+ * The first-use connects of the server's listed addresses: calls at the same time share one
+ * attempt per serial, and a serial attached once is not asked about again.
+ */
+function createAttaching(
+  calls: HostCalls & { namingAttached: Link["namingAttached"] },
+): { connectIfMissing: Link["connectIfMissing"]; attach: Attach } {
+  const { runHost, timeoutMs, namingAttached } = calls;
   const inFlight = new Map<string, Promise<void>>();
   function connectIfMissing(serial: string, action: string): Promise<void> {
     const running = inFlight.get(serial);
@@ -170,100 +202,106 @@ export function createLink(options: LinkOptions): Link {
       attachedOnce.add(serial);
     })());
   }
+  return { connectIfMissing, attach };
+}
 
-  /**
-   * Revives a Wi-Fi device. A device that blipped stays "offline", and `adb connect` then answers
-   * "already connected" without reviving it (connect_device's EALREADY branch,
-   * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
-   * and ANDROID.md), so the serial is disconnected first. Returns `adb connect`'s answer, which
-   * each waiting call reads with connectFailure in its own words, or null when adb brought the
-   * link back itself (before the call got here, or within REVIVAL_WAIT_MS of it).
-   */
-  async function reconnect(wifiSerial: string): Promise<AdbOutcome | null> {
-    // adb's server revives a dropped TCP device by itself about 250 ms after the drop when the
-    // phone answers (measured with adb 29.0.6 and 34.0.5 against the simulated phone). A call that
-    // got here later finds the link already back: cutting it again would only break the commands
-    // now running on it.
-    const state = await runHost(["-s", wifiSerial, "get-state"]);
-    if (state.kind === "exited" && state.code === 0 && decode(state.stdout).trim() === "device") {
-      return null;
-    }
-    // Offline is a device adb still holds and is retrying: its first retry is due within
-    // REVIVAL_WAIT_MS, and `wait-for-device` returns the moment it succeeds (an event, not a poll).
-    // A device adb no longer lists ("not found") is connected at once.
-    if (state.kind === "exited" && /\bdevice offline\b/.test(state.stderr)) {
-      const revived = await runHost(
-        ["-s", wifiSerial, "wait-for-device"],
-        Math.min(timeoutMs, REVIVAL_WAIT_MS),
-      );
-      if (revived.kind === "exited" && revived.code === 0) return null;
-    }
-    await runHost(["disconnect", wifiSerial]);
-    const answer = await runHost(["connect", wifiSerial]);
-    // "connected to" means the socket is open, not that the handshake is done: for a moment the
-    // device is listed as offline and a replay sent then fails as "no device". Wait for the
-    // state to become "device" (an event adb reports), bounded; if it never does, the replay
-    // says why.
-    if (connectFailure(answer, { action: "reconnect", serial: wifiSerial }) === null) {
-      await runHost(["-s", wifiSerial, "wait-for-device"], Math.min(timeoutMs, READY_WAIT_MS));
-    }
-    return answer;
+/**
+ * Revives a Wi-Fi device. A device that blipped stays "offline", and `adb connect` then answers
+ * "already connected" without reviving it (connect_device's EALREADY branch,
+ * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
+ * and ANDROID.md), so the serial is disconnected first. Returns `adb connect`'s answer, which
+ * each waiting call reads with connectFailure in its own words, or null when adb brought the
+ * link back itself (before the call got here, or within REVIVAL_WAIT_MS of it).
+ */
+async function reconnect(calls: HostCalls, wifiSerial: string): Promise<AdbOutcome | null> {
+  const { runHost, timeoutMs } = calls;
+  // adb's server revives a dropped TCP device by itself about 250 ms after the drop when the
+  // phone answers (measured with adb 29.0.6 and 34.0.5 against the simulated phone). A call that
+  // got here later finds the link already back: cutting it again would only break the commands
+  // now running on it.
+  const state = await runHost(["-s", wifiSerial, "get-state"]);
+  if (state.kind === "exited" && state.code === 0 && decode(state.stdout).trim() === "device") {
+    return null;
   }
-
-  function phone(serial: string | undefined, options: PhoneLinkOptions): PhoneLink {
-    // Only a host:port can be connected, and only when phone-eye may connect it.
-    const wifiSerial = options.connects && isNetworkSerial(serial) ? serial : undefined;
-    const revivable = wifiSerial !== undefined;
-    const attachesFirst = revivable && options.attachFirst;
-    // The link's generation: how many reconnects have ended. A call whose attempt began before the
-    // latest reconnect ended failed on the old link; reconnecting again for it would cut the
-    // replays running on the new one (phone_look's two channels fail a moment apart on one drop).
-    let generation = 0;
-    // The reconnect under way, shared by every call that finds the link dropped meanwhile.
-    let reconnecting: Promise<AdbOutcome | null> | undefined;
-    // What the latest reconnect's `adb connect` answered, for calls that failed on the old link.
-    let lastConnect: AdbOutcome | null | undefined;
-    const target = serial === undefined ? [] : ["-s", serial];
-
-    return {
-      revivable,
-      attachesFirst,
-      get generation() {
-        return generation;
-      },
-      ready: (action) =>
-        attachesFirst && wifiSerial !== undefined ? attach(wifiSerial, action) : Promise.resolve(),
-      // The state changes in one synchronous step, so no caller sees a half-finished reconnect.
-      revive(startedAt) {
-        if (wifiSerial === undefined) throw new Error(`not a link phone-eye may revive: ${serial}`);
-        if (reconnecting) return reconnecting;
-        if (startedAt !== generation && lastConnect !== undefined) {
-          return Promise.resolve(lastConnect);
-        }
-        reconnecting = reconnect(wifiSerial).then((answer) => {
-          lastConnect = answer;
-          generation += 1;
-          reconnecting = undefined;
-          return answer;
-        });
-        return reconnecting;
-      },
-      async health(action) {
-        let said: DeviceOutput;
-        try {
-          said = await host([...target, "get-state"], action);
-        } catch (error) {
-          if (!(error instanceof AdbError)) throw error;
-          return { kind: "check-failed", error };
-        }
-        if (/daemon not running|daemon started/i.test(said.stderr)) {
-          return { kind: "server-restarted" };
-        }
-        const state = decode(said.stdout).trim();
-        return state === "device" ? { kind: "held" } : { kind: "state", state };
-      },
-    };
+  // Offline is a device adb still holds and is retrying: its first retry is due within
+  // REVIVAL_WAIT_MS, and `wait-for-device` returns the moment it succeeds (an event, not a poll).
+  // A device adb no longer lists ("not found") is connected at once.
+  if (state.kind === "exited" && /\bdevice offline\b/.test(state.stderr)) {
+    const revived = await runHost(
+      ["-s", wifiSerial, "wait-for-device"],
+      Math.min(timeoutMs, REVIVAL_WAIT_MS),
+    );
+    if (revived.kind === "exited" && revived.code === 0) return null;
   }
+  await runHost(["disconnect", wifiSerial]);
+  const answer = await runHost(["connect", wifiSerial]);
+  // "connected to" means the socket is open, not that the handshake is done: for a moment the
+  // device is listed as offline and a replay sent then fails as "no device". Wait for the
+  // state to become "device" (an event adb reports), bounded; if it never does, the replay
+  // says why.
+  if (connectFailure(answer, { action: "reconnect", serial: wifiSerial }) === null) {
+    await runHost(["-s", wifiSerial, "wait-for-device"], Math.min(timeoutMs, READY_WAIT_MS));
+  }
+  return answer;
+}
 
-  return { runHost, host, attached, namingAttached, connectIfMissing, phone };
+/** One phone's link: its first-use attach, its revivals and their generation, its health check. */
+function createPhoneLink(
+  calls: HostCalls & { attach: Attach },
+  serial: string | undefined,
+  options: PhoneLinkOptions,
+): PhoneLink {
+  // Only a host:port can be connected, and only when phone-eye may connect it.
+  const wifiSerial = options.connects && isNetworkSerial(serial) ? serial : undefined;
+  const attachesFirst = wifiSerial !== undefined && options.attachFirst;
+  // The link's generation: how many reconnects have ended. A call whose attempt began before the
+  // latest reconnect ended failed on the old link; reconnecting again for it would cut the
+  // replays running on the new one (phone_look's two channels fail a moment apart on one drop).
+  let generation = 0;
+  // The reconnect under way, shared by every call that finds the link dropped meanwhile.
+  let reconnecting: Promise<AdbOutcome | null> | undefined;
+  // What the latest reconnect's `adb connect` answered, for calls that failed on the old link.
+  let lastConnect: AdbOutcome | null | undefined;
+  const target = serial === undefined ? [] : ["-s", serial];
+
+  return {
+    revivable: wifiSerial !== undefined,
+    attachesFirst,
+    get generation() {
+      return generation;
+    },
+    ready: (action) =>
+      attachesFirst && wifiSerial !== undefined
+        ? calls.attach(wifiSerial, action)
+        : Promise.resolve(),
+    // The state changes in one synchronous step, so no caller sees a half-finished reconnect.
+    revive(startedAt) {
+      if (wifiSerial === undefined) throw new Error(`not a link phone-eye may revive: ${serial}`);
+      if (reconnecting) return reconnecting;
+      if (startedAt !== generation && lastConnect !== undefined) {
+        return Promise.resolve(lastConnect);
+      }
+      reconnecting = reconnect(calls, wifiSerial).then((answer) => {
+        lastConnect = answer;
+        generation += 1;
+        reconnecting = undefined;
+        return answer;
+      });
+      return reconnecting;
+    },
+    async health(action) {
+      let said: DeviceOutput;
+      try {
+        said = await calls.host([...target, "get-state"], action);
+      } catch (error) {
+        if (!(error instanceof AdbError)) throw error;
+        return { kind: "check-failed", error };
+      }
+      if (/daemon not running|daemon started/i.test(said.stderr)) {
+        return { kind: "server-restarted" };
+      }
+      const state = decode(said.stdout).trim();
+      return state === "device" ? { kind: "held" } : { kind: "state", state };
+    },
+  };
 }

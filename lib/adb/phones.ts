@@ -126,68 +126,75 @@ export function createPhones(options: PhonesOptions): Phones {
         const usable = attached?.filter((d) => d.state === "device") ?? [];
         const only = usable.length === 1 ? usable[0] : undefined;
         if (only) return await attachedDevice(only.serial, "");
-        throw new PhoneChoiceError(
-          "WHICH_PHONE",
-          attached === null
-            ? 'Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and "adb devices" did not answer; give device (a serial), or run phone-eye --doctor'
-            : usable.length === 0
-            ? `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and adb lists ${
-              attached.length
-                ? `none ready: ${naming(attached.map((d) => `${d.serial} (${d.state})`))}`
-                : "none"
-            }; attach or authorize a phone, then call again`
-            : `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and ${usable.length} are ready: ${
-              naming(usable.map((d) => d.serial))
-            }; give device with one of them (phone_devices lists their models)`,
-        );
+        throw new PhoneChoiceError("WHICH_PHONE", whichOfAny(attached, usable));
       }
       case "listed": {
         const { serials, from } = set;
         if (device === undefined) {
           if (serials.length === 1) return listedDevice(serials[0]);
-          throw new PhoneChoiceError(
-            "WHICH_PHONE",
-            `Which phone? This server drives ${serials.length} (${from}): ${
-              naming(serials)
-            }; give device with one of them (phone_devices lists their models)`,
-          );
+          throw new PhoneChoiceError("WHICH_PHONE", whichOfListed(serials, from));
         }
         if (!serials.includes(device)) {
-          throw new PhoneChoiceError(
-            "UNKNOWN_PHONE",
-            `Cannot use device "${device}": this server may drive only ${
-              naming(serials)
-            } (${from}); give one of those, or ask whoever runs phone-eye to add it to ${
-              from === "PHONE_EYE_DEVICES" ? from : "PHONE_EYE_DEVICES"
-            }`,
-          );
+          throw new PhoneChoiceError("UNKNOWN_PHONE", notListed(device, serials, from));
         }
         return listedDevice(device);
       }
     }
   }
 
-  async function roster(): Promise<AttachedDevice[]> {
-    if (set.kind === "listed") {
-      // Listed addresses are attached first (in parallel), so their state is what adb sees now.
-      await Promise.all(
-        set.serials.filter(isNetworkSerial).map((s) =>
-          link.connectIfMissing(s, "list the phones").catch(() => undefined)
-        ),
-      );
-    }
-    const attached = await link.attached();
-    if (attached === null) {
-      throw new PhoneChoiceError(
-        "WHICH_PHONE",
-        'Cannot list the phones: "adb devices" failed or did not answer; run phone-eye --doctor to see why',
-      );
-    }
-    if (set.kind !== "listed") return attached;
-    return set.serials.map((s) =>
-      attached.find((d) => d.serial === s) ?? { serial: s, state: NOT_ATTACHED }
+  return { set, resolve, roster: () => rosterOf(set, link), host: link.host };
+}
+
+/** Why a call must name one of the listed phones. */
+function whichOfListed(serials: readonly string[], from: string): string {
+  return `Which phone? This server drives ${serials.length} (${from}): ${
+    naming(serials)
+  }; give device with one of them (phone_devices lists their models)`;
+}
+
+/** Why a phone outside the listed ones is refused, before any adb call. */
+function notListed(device: string, serials: readonly string[], from: string): string {
+  return `Cannot use device "${device}": this server may drive only ${
+    naming(serials)
+  } (${from}); give one of those, or ask whoever runs phone-eye to add it to ${
+    from === "PHONE_EYE_DEVICES" ? from : "PHONE_EYE_DEVICES"
+  }`;
+}
+
+/** Why a call under PHONE_EYE_DEVICES=* must name its phone: adb's answer, and what is ready. */
+function whichOfAny(attached: AttachedDevice[] | null, usable: AttachedDevice[]): string {
+  return attached === null
+    ? 'Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and "adb devices" did not answer; give device (a serial), or run phone-eye --doctor'
+    : usable.length === 0
+    ? `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and adb lists ${
+      attached.length
+        ? `none ready: ${naming(attached.map((d) => `${d.serial} (${d.state})`))}`
+        : "none"
+    }; attach or authorize a phone, then call again`
+    : `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and ${usable.length} are ready: ${
+      naming(usable.map((d) => d.serial))
+    }; give device with one of them (phone_devices lists their models)`;
+}
+
+/** The phones `set` allows, each with adb's state for it (Phones.roster). */
+async function rosterOf(set: PhoneSet, link: Link): Promise<AttachedDevice[]> {
+  if (set.kind === "listed") {
+    // Listed addresses are attached first (in parallel), so their state is what adb sees now.
+    await Promise.all(
+      set.serials.filter(isNetworkSerial).map((s) =>
+        link.connectIfMissing(s, "list the phones").catch(() => undefined)
+      ),
     );
   }
-
-  return { set, resolve, roster, host: (args, action) => link.host(args, action) };
+  const attached = await link.attached();
+  if (attached === null) {
+    throw new PhoneChoiceError(
+      "WHICH_PHONE",
+      'Cannot list the phones: "adb devices" failed or did not answer; run phone-eye --doctor to see why',
+    );
+  }
+  if (set.kind !== "listed") return attached;
+  return set.serials.map((s) =>
+    attached.find((d) => d.serial === s) ?? { serial: s, state: NOT_ATTACHED }
+  );
 }
