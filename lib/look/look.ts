@@ -304,7 +304,7 @@ export async function gatherLook(
 
 /**
  * Keeps a tree the look read as the phone's last seen screen: the next action's "before"
- * (settle.ts). The look asks for no focus or keyboard, so those stay unknown.
+ * (phone_screen.ts). The look asks for no focus or keyboard, so those stay unknown.
  */
 function remembered({ device, clock, screens }: PhoneDeps): (e: UiElement[]) => UiElement[] {
   return (elements) => {
