@@ -9,7 +9,7 @@
 
 // deno-lint-ignore-file no-console
 import { parseArgs } from "node:util";
-import { screencapPngCommand } from "../lib/adb/commands.ts";
+import { screencapPngCommand } from "../lib/adb/screen_commands.ts";
 import { createDevice } from "../lib/adb/device.ts";
 import { createAdbRunner } from "../lib/adb/runner.ts";
 
@@ -37,7 +37,10 @@ interface Sample {
 async function child(script: string, timeoutMs: number): Promise<void> {
   const dir = script.slice(0, script.lastIndexOf("/"));
   const device = createDevice({
-    run: createAdbRunner(script, { PATH: "/usr/bin:/bin", PHONE_EYE_BENCH_DIR: dir }),
+    run: createAdbRunner({
+      binary: script,
+      env: { PATH: "/usr/bin:/bin", PHONE_EYE_BENCH_DIR: dir },
+    }),
     serial: undefined,
     timeoutMs,
   });

@@ -40,6 +40,7 @@ const { realClock } = await import("../lib/core/clock.ts");
 const { createVision } = await import("../lib/vision/vision.ts");
 createServer({
   phones: {} as never,
+  screens: {} as never,
   vision: createVision({ route: "none" }),
   saveShot: undefined,
   lookBudgetMs: 45_000,

@@ -133,8 +133,14 @@ export function typeWithKeyboardCommand(
   ]);
 }
 
-/** Puts the previous input method back, and disables ADB Keyboard again if phone-eye enabled it. */
-export function restoreImeCommand(previous: string | null, disable: boolean): DeviceCommand {
+/**
+ * Puts the `previous` input method back (null: it was ADB Keyboard already), and with `disable`
+ * disables ADB Keyboard again because phone-eye enabled it.
+ */
+export function restoreImeCommand(
+  options: { previous: string | null; disable: boolean },
+): DeviceCommand {
+  const { previous, disable } = options;
   const steps: Arg[] = [];
   if (previous !== null) steps.push("set", quoted(previous), syntax(" 2>&1"));
   if (disable) {
@@ -204,7 +210,9 @@ export async function typeWithAdbKeyboard(
     outcome = { error };
   }
   // finally, by hand: the restore's own failure must be reported beside the first one, not lost.
-  const restored = select || enable ? await restore(device, state, select, enable) : null;
+  const restored = select || enable
+    ? await restore(device, state, { selected: select, enabled: enable })
+    : null;
   if (outcome.error !== undefined) {
     if (restored === null || restored.ok) throw outcome.error;
     const first = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
@@ -260,9 +268,9 @@ function readTypingAnswer(text: string, chars: string, action: string): string {
 async function restore(
   device: Device,
   state: ImeState,
-  selected: boolean,
-  enabled: boolean,
+  changed: { selected: boolean; enabled: boolean },
 ): Promise<{ ok: boolean; message: string }> {
+  const { selected, enabled } = changed;
   const previous = selected ? state.current : null;
   const manual = previous === null ? "" : `; run "adb shell ime set ${previous}"`;
   if (previous === null && !enabled) {
@@ -272,7 +280,7 @@ async function restore(
     };
   }
   try {
-    const out = await device.run(restoreImeCommand(previous, enabled), {
+    const out = await device.run(restoreImeCommand({ previous, disable: enabled }), {
       action: "put the previous keyboard back",
     });
     const refused = imeRefusal(out.text);

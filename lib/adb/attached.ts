@@ -1,8 +1,7 @@
-// What adb sees, read with one `adb devices` on the failure path of a device error, so the message
-// names every attached serial and its state and a mistyped ANDROID_SERIAL is plain to see.
+// Reads `adb devices`: what adb sees, so a device error's message names every attached serial and
+// its state (a mistyped ANDROID_SERIAL is plain to see). Pure; link.ts runs the command.
 
-import { AdbError, type AttachedDevice, withAttached } from "./errors.ts";
-import type { RunAdb } from "./runner.ts";
+import type { AttachedDevice } from "./errors.ts";
 import { excerpt } from "../core/text.ts";
 
 /**
@@ -20,32 +19,4 @@ export function parseAdbDevices(text: string): AttachedDevice[] | null {
     .map((line) => /^([\x21-\x7e]{1,100})\s+([\x20-\x7e]+)$/.exec(line.trim()))
     .filter((match) => match !== null)
     .map((match) => ({ serial: match[1]!, state: excerpt(match[2]!, 80) }));
-}
-
-/** One `adb devices`, bounded by the adb timeout; null when it failed or said something else. */
-export async function listAttached(
-  run: RunAdb,
-  timeoutMs: number,
-): Promise<AttachedDevice[] | null> {
-  const outcome = await run(["devices"], { timeoutMs, output: "text" });
-  if (outcome.kind !== "exited" || outcome.code !== 0) return null;
-  return parseAdbDevices(new TextDecoder().decode(outcome.stdout));
-}
-
-/**
- * Passes `call`'s result on; a device error (one carrying its DeviceTrouble) is written again
- * naming what adb sees. When `adb devices` itself fails, the first error goes on unchanged.
- */
-export async function namingAttached<T>(
-  call: Promise<T>,
-  run: RunAdb,
-  timeoutMs: number,
-): Promise<T> {
-  try {
-    return await call;
-  } catch (error) {
-    if (!(error instanceof AdbError) || error.trouble === undefined) throw error;
-    const attached = await listAttached(run, timeoutMs);
-    throw attached === null ? error : withAttached(error, attached);
-  }
 }

@@ -1,14 +1,15 @@
 // Reads what the phone's tools print: screen size, am's and monkey's verdicts, package lists, the
-// launcher activity, `input`'s failures. Pure: text in, values out; the commands are in commands.ts.
+// launcher activity, `input`'s failures. Pure: text in, values out; the commands are in *_commands.ts.
 
-import { COMPONENT_NAME, PACKAGE_NAME } from "./commands.ts";
+import { COMPONENT_NAME, PACKAGE_NAME } from "./intent_commands.ts";
+import type { Size } from "../core/geometry.ts";
 
 /**
  * Screen size from `wm size`; an override (e.g. `wm size 720x1600`) is what input uses. The two
  * lines come from WindowManagerShellCommand.printInitialDisplaySize,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/6319db423231ac7fbd22dd667557212ad359d198/services/core/java/com/android/server/wm/WindowManagerShellCommand.java.
  */
-export function parseWmSize(output: string): { width: number; height: number } | null {
+export function parseWmSize(output: string): Size | null {
   const override = /Override size:\s*(\d+)x(\d+)/.exec(output);
   const physical = /Physical size:\s*(\d+)x(\d+)/.exec(output);
   const match = override ?? physical;

@@ -4,7 +4,7 @@
 import { type DeviceCommand, shellCommand, syntax } from "./commands.ts";
 import { imeStateCommand, parseImeState } from "./adb_keyboard.ts";
 import { parseWmSize } from "./output.ts";
-import type { Size } from "../screen/ui_tree.ts";
+import type { Size } from "../core/geometry.ts";
 
 /** Separates the answers; no model name, version, `wm size` line or input method id holds it. */
 const PART = "--phone-eye-fact--";

@@ -3,9 +3,8 @@
 
 import type { PhoneSet } from "../config/config.ts";
 import type { Device, DeviceOutput } from "./device.ts";
-import { type AttachedDevice, connectFailure, isNetworkSerial } from "./errors.ts";
-import { listAttached, namingAttached } from "./attached.ts";
-import type { RunAdb } from "./runner.ts";
+import { type AttachedDevice, isNetworkSerial } from "./errors.ts";
+import type { Link } from "./link.ts";
 import { AgentError } from "../core/errors.ts";
 
 export type { AttachedDevice };
@@ -29,23 +28,29 @@ export interface Phones {
    * not list it): the listed ones (host:port ones connected first), or every phone adb lists.
    */
   roster(): Promise<AttachedDevice[]>;
-  /** Runs a host-side adb command (version, devices): no phone, no reconnect. */
+  /** Runs a host-side adb command (version, devices) within the host bound (link.ts): no phone. */
   host(args: readonly string[], action: string): Promise<DeviceOutput>;
 }
 
 export interface PhonesOptions {
   set: PhoneSet;
-  run: RunAdb;
-  timeoutMs: number;
-  /**
-   * Makes the Device for a serial (undefined: adb's default device). `connects`: whether it may
-   * run `adb connect` to revive a dropped link, false for a serial an agent named under `*`.
-   */
-  makeDevice: (serial: string | undefined, connects: boolean) => Device;
+  /** The server's links (link.ts): every adb call this registry makes goes through them. */
+  link: Link;
+  /** Makes the Device for one phone, on the registry's link (main.ts: createDevice). */
+  makeDevice: (phone: PhoneToMake) => Device;
 }
 
-/** How long a first-use `adb connect` waits for the phone to finish its handshake. */
-const READY_WAIT_MS = 5_000;
+/** What the registry asks of a phone's Device (lib/adb/device.ts's DeviceOptions). */
+export interface PhoneToMake {
+  /** The serial, or undefined for adb's default device. */
+  serial: string | undefined;
+  /** Whether it may run `adb connect` for this serial: false for a serial an agent named. */
+  connects: boolean;
+  /** Whether a host:port adb does not list is connected before its first command (listed ones). */
+  attachFirst: boolean;
+  /** The registry's links, which the Device shares. */
+  link: Link;
+}
 
 /** The state phone_devices shows for a listed phone adb does not list. */
 export const NOT_ATTACHED = "not attached";
@@ -60,67 +65,32 @@ function naming(serials: readonly string[]): string {
 }
 
 export function createPhones(options: PhonesOptions): Phones {
-  const { set, run, timeoutMs, makeDevice } = options;
-  // One Device per serial for the server's life: each owns its phone's state (screen size, link
-  // generation, quirks, and the queue that runs one action at a time on that phone).
+  const { set, link, makeDevice } = options;
+  // One Device per serial for the server's life: each owns its phone's state (screen size, link,
+  // and the queue that runs one action at a time on that phone).
   const devices = new Map<string, Device>();
   let fallback: Device | undefined;
-  const hostLimits = { timeoutMs, output: "text" } as const;
+  const make = (serial: string | undefined, may: { connects: boolean; attachFirst: boolean }) =>
+    makeDevice({ serial, ...may, link });
+  const defaultDevice = () => fallback ??= make(undefined, { connects: true, attachFirst: false });
 
   /**
-   * Connects a listed host:port phone when adb does not list it: one `adb -s X get-state`, and
-   * `adb connect` only when that says "not found". Calls at the same time share one attempt.
+   * A listed phone's Device; a host:port one is attached before its first command and revived
+   * when it drops (link.ts).
    */
-  const inFlight = new Map<string, Promise<void>>();
-  function connectIfMissing(serial: string, action: string): Promise<void> {
-    const running = inFlight.get(serial);
-    if (running) return running;
-    const attempt = (async () => {
-      const state = await run(["-s", serial, "get-state"], hostLimits);
-      // Listed in any state (device, offline, unauthorized): not ours to connect; the call says.
-      if (state.kind !== "exited" || !/\bnot found\b/.test(state.stderr)) return;
-      const answer = await run(["connect", serial], hostLimits);
-      const failure = connectFailure(answer, action, serial);
-      if (failure) throw failure;
-      await run(["-s", serial, "wait-for-device"], {
-        ...hostLimits,
-        timeoutMs: Math.min(timeoutMs, READY_WAIT_MS),
-      });
-    })().finally(() => inFlight.delete(serial));
-    inFlight.set(serial, attempt);
-    return attempt;
-  }
-
-  /**
-   * The first use of a listed host:port phone: connected once; a later drop is the Device's to
-   * heal (device.ts, with its replay rules). A failed attach is forgotten, so the next call tries
-   * again.
-   */
-  const connected = new Set<string>();
-  async function attach(serial: string, action: string): Promise<void> {
-    if (connected.has(serial)) return;
-    await connectIfMissing(serial, action);
-    connected.add(serial);
-  }
-
-  /** A listed phone's Device; a host:port one is attached before its first command. */
   function listedDevice(serial: string): Device {
     const known = devices.get(serial);
     if (known) return known;
-    const device = makeDevice(serial, true);
-    // A failed attach names what adb sees, as every device error does (attached.ts).
-    const made = isNetworkSerial(serial)
-      ? attachingFirst(device, (a) => namingAttached(attach(serial, a), run, timeoutMs))
-      : device;
-    devices.set(serial, made);
-    return made;
+    const device = make(serial, { connects: true, attachFirst: true });
+    devices.set(serial, device);
+    return device;
   }
 
   /** A phone adb lists, named by an agent where the set is "any" or "default": never connected. */
   async function attachedDevice(serial: string, setName: string): Promise<Device> {
     const known = devices.get(serial);
     if (known) return known;
-    const attached = await listAttached(run, timeoutMs);
+    const attached = await link.attached();
     if (attached !== null && !attached.some((d) => d.serial === serial)) {
       throw new PhoneChoiceError(
         "UNKNOWN_PHONE",
@@ -132,7 +102,7 @@ export function createPhones(options: PhonesOptions): Phones {
     // Known again after the await: two calls may have raced here.
     const again = devices.get(serial);
     if (again) return again;
-    const device = makeDevice(serial, false);
+    const device = make(serial, { connects: false, attachFirst: false });
     devices.set(serial, device);
     return device;
   }
@@ -140,7 +110,7 @@ export function createPhones(options: PhonesOptions): Phones {
   async function resolve(device: string | undefined): Promise<Device> {
     switch (set.kind) {
       case "default":
-        if (device === undefined) return fallback ??= makeDevice(undefined, true);
+        if (device === undefined) return defaultDevice();
         return await attachedDevice(
           device,
           "no phone is configured (ANDROID_SERIAL and PHONE_EYE_DEVICES are unset), so a device must be one adb lists",
@@ -152,95 +122,79 @@ export function createPhones(options: PhonesOptions): Phones {
             "this server may drive any phone adb lists (PHONE_EYE_DEVICES=*)",
           );
         }
-        const attached = await listAttached(run, timeoutMs);
+        const attached = await link.attached();
         const usable = attached?.filter((d) => d.state === "device") ?? [];
         const only = usable.length === 1 ? usable[0] : undefined;
         if (only) return await attachedDevice(only.serial, "");
-        throw new PhoneChoiceError(
-          "WHICH_PHONE",
-          attached === null
-            ? 'Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and "adb devices" did not answer; give device (a serial), or run phone-eye --doctor'
-            : usable.length === 0
-            ? `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and adb lists ${
-              attached.length
-                ? `none ready: ${naming(attached.map((d) => `${d.serial} (${d.state})`))}`
-                : "none"
-            }; attach or authorize a phone, then call again`
-            : `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and ${usable.length} are ready: ${
-              naming(usable.map((d) => d.serial))
-            }; give device with one of them (phone_devices lists their models)`,
-        );
+        throw new PhoneChoiceError("WHICH_PHONE", whichOfAny(attached, usable));
       }
       case "listed": {
         const { serials, from } = set;
         if (device === undefined) {
           if (serials.length === 1) return listedDevice(serials[0]);
-          throw new PhoneChoiceError(
-            "WHICH_PHONE",
-            `Which phone? This server drives ${serials.length} (${from}): ${
-              naming(serials)
-            }; give device with one of them (phone_devices lists their models)`,
-          );
+          throw new PhoneChoiceError("WHICH_PHONE", whichOfListed(serials, from));
         }
         if (!serials.includes(device)) {
-          throw new PhoneChoiceError(
-            "UNKNOWN_PHONE",
-            `Cannot use device "${device}": this server may drive only ${
-              naming(serials)
-            } (${from}); give one of those, or ask whoever runs phone-eye to add it to ${
-              from === "PHONE_EYE_DEVICES" ? from : "PHONE_EYE_DEVICES"
-            }`,
-          );
+          throw new PhoneChoiceError("UNKNOWN_PHONE", notListed(device, serials, from));
         }
         return listedDevice(device);
       }
     }
   }
 
-  async function roster(): Promise<AttachedDevice[]> {
-    if (set.kind === "listed") {
-      // Listed addresses are attached first (in parallel), so their state is what adb sees now.
-      await Promise.all(
-        set.serials.filter(isNetworkSerial).map((s) =>
-          connectIfMissing(s, "list the phones").catch(() => undefined)
-        ),
-      );
-    }
-    const attached = await listAttached(run, timeoutMs);
-    if (attached === null) {
-      throw new PhoneChoiceError(
-        "WHICH_PHONE",
-        'Cannot list the phones: "adb devices" failed or did not answer; run phone-eye --doctor to see why',
-      );
-    }
-    if (set.kind !== "listed") return attached;
-    return set.serials.map((s) =>
-      attached.find((d) => d.serial === s) ?? { serial: s, state: NOT_ATTACHED }
-    );
-  }
-
-  return {
-    set,
-    resolve,
-    roster,
-    host: (args, action) => (fallback ??= makeDevice(undefined, true)).host(args, action),
-  };
+  return { set, resolve, roster: () => rosterOf(set, link), host: link.host };
 }
 
-/**
- * `device` with `before(action)` awaited ahead of every command and screen-size read: the attach of
- * a listed host:port phone on first use. Other members are the Device's own.
- */
-function attachingFirst(device: Device, before: (action: string) => Promise<void>): Device {
-  return {
-    ...device,
-    async run(command, options) {
-      await before(options.action);
-      return await device.run(command, options);
-    },
-    async screenSize(action) {
-      await before(action);
-      return await device.screenSize(action);
-    },
-  };
+/** Why a call must name one of the listed phones. */
+function whichOfListed(serials: readonly string[], from: string): string {
+  return `Which phone? This server drives ${serials.length} (${from}): ${
+    naming(serials)
+  }; give device with one of them (phone_devices lists their models)`;
+}
+
+/** Why a phone outside the listed ones is refused, before any adb call. */
+function notListed(device: string, serials: readonly string[], from: string): string {
+  return `Cannot use device "${device}": this server may drive only ${
+    naming(serials)
+  } (${from}); give one of those, or ask whoever runs phone-eye to add it to ${
+    from === "PHONE_EYE_DEVICES" ? from : "PHONE_EYE_DEVICES"
+  }`;
+}
+
+/** Why a call under PHONE_EYE_DEVICES=* must name its phone: adb's answer, and what is ready. */
+function whichOfAny(attached: AttachedDevice[] | null, usable: AttachedDevice[]): string {
+  return attached === null
+    ? 'Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and "adb devices" did not answer; give device (a serial), or run phone-eye --doctor'
+    : usable.length === 0
+    ? `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and adb lists ${
+      attached.length
+        ? `none ready: ${naming(attached.map((d) => `${d.serial} (${d.state})`))}`
+        : "none"
+    }; attach or authorize a phone, then call again`
+    : `Which phone? This server may drive any phone adb lists (PHONE_EYE_DEVICES=*), and ${usable.length} are ready: ${
+      naming(usable.map((d) => d.serial))
+    }; give device with one of them (phone_devices lists their models)`;
+}
+
+/** The phones `set` allows, each with adb's state for it (Phones.roster). */
+async function rosterOf(set: PhoneSet, link: Link): Promise<AttachedDevice[]> {
+  if (set.kind === "listed") {
+    // Listed addresses are attached first (in parallel), so their state is what adb sees now.
+    await Promise.all(
+      set.serials.filter(isNetworkSerial).map((s) =>
+        link.connectIfMissing(s, "list the phones").catch(() => undefined)
+      ),
+    );
+  }
+  const attached = await link.attached();
+  if (attached === null) {
+    throw new PhoneChoiceError(
+      "WHICH_PHONE",
+      'Cannot list the phones: "adb devices" failed or did not answer; run phone-eye --doctor to see why',
+    );
+  }
+  if (set.kind !== "listed") return attached;
+  return set.serials.map((s) =>
+    attached.find((d) => d.serial === s) ?? { serial: s, state: NOT_ATTACHED }
+  );
 }

@@ -8,7 +8,8 @@ import { AdbError } from "./errors.ts";
  * needs at its busiest: an action, phone_look's two channels (the screenshot and the UI dump run
  * side by side), and one more read (a tap's `wm size`, a second client's screenshot). A job runs
  * its adb calls one after another, a reconnect, `adb devices` and a replay included, so jobs
- * running = processes. Several phones at 4 each, plus HOST_SLOTS, stay far below 32 processes.
+ * running = processes. Several phones at 4 each, plus link.ts's HOST_SLOTS, stay far below 32
+ * processes.
  */
 export const PHONE_SLOTS = 4;
 
@@ -19,9 +20,6 @@ export const PHONE_SLOTS = 4;
  * 32 is eight times what one agent's look-act loop ever has in flight.
  */
 export const CALLS_MAX = 32;
-
-/** Host-wide adb calls (`adb devices`, `connect`, `get-state`) at once, whatever the phones. */
-export const HOST_SLOTS = 2;
 
 /** One piece of work for the phone. */
 export interface PhoneJob<T> {
@@ -79,128 +77,160 @@ export function cancelledError(action: string): AdbError {
   return new AdbError("CANCELLED", `Cannot ${action}: the client cancelled the call`);
 }
 
-export function createPhoneQueue(
-  slots: number = PHONE_SLOTS,
-  callsMax: number = CALLS_MAX,
-): PhoneQueue {
-  const queued: Entry[] = [];
-  const running = new Set<Entry>();
-  // Reads open to sharing, by epoch and key. The epoch grows with each action queued, so a read
-  // that arrives after an action never takes a result read before it.
-  const open = new Map<string, Entry>();
-  let epoch = 0;
-  let held = 0;
-  let actionRunning = false;
+export interface PhoneQueueOptions {
+  /** adb processes at once (default PHONE_SLOTS). */
+  slots?: number;
+  /** Calls held at once before a call is refused as busy (default CALLS_MAX). */
+  callsMax?: number;
+}
 
-  function settle(caller: Caller, entry: Entry) {
-    entry.callers.delete(caller);
-    held -= 1;
-    caller.signal?.removeEventListener("abort", caller.onAbort);
-  }
-
-  function close(entry: Entry) {
-    if (entry.key !== undefined && open.get(entry.key) === entry) open.delete(entry.key);
-  }
-
-  /**
-   * Starts what may start, in arrival order, while a slot is free. Nothing starts while an action
-   * runs: whatever is queued arrived after it.
-   */
-  function pump() {
-    while (queued.length > 0 && running.size < slots && !actionRunning) start(queued.shift()!);
-  }
-
-  function start(entry: Entry) {
-    entry.state = "running";
-    running.add(entry);
-    if (entry.job.acts) actionRunning = true;
-    let work: Promise<unknown>;
-    try {
-      work = entry.job.work(entry.controller.signal);
-    } catch (error) {
-      work = Promise.reject(error);
-    }
-    work.then(
-      (value) => finish(entry, (c) => c.resolve(value)),
-      (error) => finish(entry, (c) => c.reject(error)),
-    );
-  }
-
-  function finish(entry: Entry, answer: (caller: Caller) => void) {
-    running.delete(entry);
-    if (entry.job.acts) actionRunning = false;
-    close(entry);
-    for (const caller of [...entry.callers]) {
-      settle(caller, entry);
-      answer(caller);
-    }
-    pump();
-  }
-
-  function leave(caller: Caller, entry: Entry) {
-    settle(caller, entry);
-    caller.reject(cancelledError(entry.job.action));
-    if (entry.callers.size > 0) return;
-    close(entry);
-    if (entry.state === "queued") {
-      queued.splice(queued.indexOf(entry), 1);
-      pump(); // what waited behind it may start now
-    } else if (!entry.job.acts) {
-      // Nobody reads this any more: the runner kills adb; the slot frees when it has ended.
-      entry.controller.abort();
-    }
-  }
-
+/**
+ * One phone's queue. Its state is one record, and each step below is a function of it, so what a
+ * step changes is written where it happens.
+ */
+export function createPhoneQueue(options: PhoneQueueOptions = {}): PhoneQueue {
+  const q: QueueState = {
+    slots: options.slots ?? PHONE_SLOTS,
+    callsMax: options.callsMax ?? CALLS_MAX,
+    queued: [],
+    running: new Set(),
+    open: new Map(),
+    epoch: 0,
+    held: 0,
+    actionRunning: false,
+  };
   return {
     get held() {
-      return held;
+      return q.held;
     },
     get running() {
-      return running.size;
+      return q.running.size;
     },
-    run<T>(job: PhoneJob<T>, signal?: AbortSignal): Promise<T> {
-      if (signal?.aborted) return Promise.reject(cancelledError(job.action));
-      if (held >= callsMax) {
-        return Promise.reject(
-          new AdbError(
-            "BUSY",
-            `Cannot ${job.action}: busy: ${held} calls are waiting for this phone; wait for them to finish, then call the tool again`,
-          ),
-        );
-      }
-      if (job.acts) epoch += 1;
-      const key = !job.acts && job.share !== undefined ? `${epoch}\n${job.share}` : undefined;
-      let entry = key === undefined ? undefined : open.get(key);
-      const fresh = entry === undefined;
-      if (entry === undefined) {
-        entry = {
-          job: job as PhoneJob<unknown>,
-          key,
-          callers: new Set(),
-          controller: new AbortController(),
-          state: "queued",
-        };
-        if (key !== undefined) open.set(key, entry);
-      }
-      const joined = entry;
-      held += 1;
-      const answer = new Promise<T>((resolve, reject) => {
-        const caller: Caller = {
-          resolve: resolve as (value: unknown) => void,
-          reject,
-          signal,
-          onAbort: () => leave(caller, joined),
-        };
-        joined.callers.add(caller);
-        signal?.addEventListener("abort", caller.onAbort, { once: true });
-      });
-      if (fresh) {
-        queued.push(joined);
-        pump();
-      }
-      return answer;
-    },
+    run: (job, signal) => enqueue(q, job, signal),
   };
+}
+
+interface QueueState {
+  readonly slots: number;
+  readonly callsMax: number;
+  /** Entries waiting for a slot, in arrival order. */
+  queued: Entry[];
+  running: Set<Entry>;
+  /**
+   * Reads open to sharing, by epoch and key. The epoch grows with each action queued, so a read
+   * that arrives after an action never takes a result read before it.
+   */
+  open: Map<string, Entry>;
+  epoch: number;
+  /** Calls held, running or waiting, shared reads counted per caller. */
+  held: number;
+  actionRunning: boolean;
+}
+
+/** Runs `job` in turn, or joins an identical read in flight (PhoneQueue.run). */
+function enqueue<T>(q: QueueState, job: PhoneJob<T>, signal?: AbortSignal): Promise<T> {
+  if (signal?.aborted) return Promise.reject(cancelledError(job.action));
+  if (q.held >= q.callsMax) {
+    return Promise.reject(
+      new AdbError(
+        "BUSY",
+        `Cannot ${job.action}: busy: ${q.held} calls are waiting for this phone; wait for them to finish, then call the tool again`,
+      ),
+    );
+  }
+  if (job.acts) q.epoch += 1;
+  const key = !job.acts && job.share !== undefined ? `${q.epoch}\n${job.share}` : undefined;
+  let entry = key === undefined ? undefined : q.open.get(key);
+  const fresh = entry === undefined;
+  if (entry === undefined) {
+    entry = {
+      job: job as PhoneJob<unknown>,
+      key,
+      callers: new Set(),
+      controller: new AbortController(),
+      state: "queued",
+    };
+    if (key !== undefined) q.open.set(key, entry);
+  }
+  const joined = entry;
+  q.held += 1;
+  const answer = new Promise<T>((resolve, reject) => {
+    const caller: Caller = {
+      resolve: resolve as (value: unknown) => void,
+      reject,
+      signal,
+      onAbort: () => leave(q, caller, joined),
+    };
+    joined.callers.add(caller);
+    signal?.addEventListener("abort", caller.onAbort, { once: true });
+  });
+  if (fresh) {
+    q.queued.push(joined);
+    pump(q);
+  }
+  return answer;
+}
+
+/** The caller leaves the entry: answered or cancelled, it is no longer held. */
+function release(q: QueueState, caller: Caller, entry: Entry): void {
+  entry.callers.delete(caller);
+  q.held -= 1;
+  caller.signal?.removeEventListener("abort", caller.onAbort);
+}
+
+function close(q: QueueState, entry: Entry): void {
+  if (entry.key !== undefined && q.open.get(entry.key) === entry) q.open.delete(entry.key);
+}
+
+/**
+ * Starts what may start, in arrival order, while a slot is free. Nothing starts while an action
+ * runs: whatever is queued arrived after it.
+ */
+function pump(q: QueueState): void {
+  while (q.queued.length > 0 && q.running.size < q.slots && !q.actionRunning) {
+    start(q, q.queued.shift()!);
+  }
+}
+
+function start(q: QueueState, entry: Entry): void {
+  entry.state = "running";
+  q.running.add(entry);
+  if (entry.job.acts) q.actionRunning = true;
+  let work: Promise<unknown>;
+  try {
+    work = entry.job.work(entry.controller.signal);
+  } catch (error) {
+    work = Promise.reject(error);
+  }
+  work.then(
+    (value) => finish(q, entry, (c) => c.resolve(value)),
+    (error) => finish(q, entry, (c) => c.reject(error)),
+  );
+}
+
+function finish(q: QueueState, entry: Entry, answer: (caller: Caller) => void): void {
+  q.running.delete(entry);
+  if (entry.job.acts) q.actionRunning = false;
+  close(q, entry);
+  for (const caller of [...entry.callers]) {
+    release(q, caller, entry);
+    answer(caller);
+  }
+  pump(q);
+}
+
+function leave(q: QueueState, caller: Caller, entry: Entry): void {
+  release(q, caller, entry);
+  caller.reject(cancelledError(entry.job.action));
+  if (entry.callers.size > 0) return;
+  close(q, entry);
+  if (entry.state === "queued") {
+    q.queued.splice(q.queued.indexOf(entry), 1);
+    pump(q); // what waited behind it may start now
+  } else if (!entry.job.acts) {
+    // Nobody reads this any more: the runner kills adb; the slot frees when it has ended.
+    entry.controller.abort();
+  }
 }
 
 /** A bound on work at once: `use` waits for a free slot, runs `work`, then frees it. */

@@ -146,12 +146,17 @@ function drain(stream: ReadableStream<Uint8Array>, cap: number, onOverflow: () =
  * tag platform-tools-29.0.6), and a child that inherited ours would swallow the MCP requests
  * arriving on it. The environment is read once, here: adbEnvironment() unless given.
  */
-export function createAdbRunner(
-  binary = "adb",
-  env: Record<string, string> = adbEnvironment(),
+export interface AdbRunnerOptions {
+  /** The adb to run (default "adb", found on PATH). */
+  binary?: string;
+  /** The whole environment adb gets (default adbEnvironment()). */
+  env?: Record<string, string>;
   /** Where each adb process is kept while it runs, so main.ts can end them all on the way out. */
-  running?: Set<Deno.ChildProcess>,
-): RunAdb {
+  running?: Set<Deno.ChildProcess> | undefined;
+}
+
+export function createAdbRunner(options: AdbRunnerOptions = {}): RunAdb {
+  const { binary = "adb", env = adbEnvironment(), running } = options;
   return async (args, { timeoutMs, output, signal }) => {
     if (signal?.aborted) return { kind: "cancelled" };
     let child: Deno.ChildProcess;

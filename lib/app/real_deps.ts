@@ -3,7 +3,8 @@
 
 import { createDevice } from "../adb/device.ts";
 import { createPhones, type Phones } from "../adb/phones.ts";
-import { createLimiter, HOST_SLOTS } from "../adb/queue.ts";
+import { createLink } from "../adb/link.ts";
+import { createScreens } from "../screen/phone_screen.ts";
 import { createAdbRunner } from "../adb/runner.ts";
 import type { Config } from "../config/config.ts";
 import { realClock } from "../core/clock.ts";
@@ -40,17 +41,16 @@ export function phonesAndVision(
   config: Config,
   running?: Set<Deno.ChildProcess>,
 ): { phones: Phones; vision: Vision } {
-  const run = createAdbRunner(undefined, undefined, running);
+  const run = createAdbRunner({ running });
   const timeoutMs = config.adbTimeoutMs;
-  // Host-wide adb calls (devices, connect) share one bound across the server's phones.
-  const hostSlots = createLimiter(HOST_SLOTS);
+  const os = Deno.build.os;
+  // Host-wide adb calls (devices, connect) share one bound across the server's phones (link.ts).
+  const link = createLink({ run, timeoutMs, os });
   return {
     phones: createPhones({
       set: config.phones,
-      run,
-      timeoutMs,
-      makeDevice: (serial, connects) =>
-        createDevice({ run, serial, timeoutMs, os: Deno.build.os, connects, hostSlots }),
+      link,
+      makeDevice: (phone) => createDevice({ run, timeoutMs, os, ...phone }),
     }),
     vision: createVision(config.vision, { fetch: globalThis.fetch, clock: realClock }),
   };
@@ -71,6 +71,8 @@ export function serverDeps(config: Config): Served {
   const running = new Set<Deno.ChildProcess>();
   const deps: ServerDeps = {
     ...phonesAndVision(config, running),
+    // What the screen layer keeps per phone (the screen before an action), for the process's life.
+    screens: createScreens(),
     saveShot: shotSaver(config),
     lookBudgetMs: config.lookBudgetMs,
     clock: realClock,

@@ -1,6 +1,7 @@
 // What phone_look's work is given: the phone, the vision route, the clock and the budget, and for
 // the call its signal, progress and session. lib/tools/ hands over its own deps, which hold these.
 
+import type { Screens } from "../screen/phone_screen.ts";
 import type { Device } from "../adb/device.ts";
 import type { Clock } from "../core/clock.ts";
 import type { MemoryHandle } from "../core/memory.ts";
@@ -11,6 +12,8 @@ import type { Vision } from "../vision/route.ts";
 /** The resources a look uses: the phone it looks at and what it shows the screenshot to. */
 export interface LookDeps {
   device: Device;
+  /** What the screen layer keeps per phone: the last screen read, how its dumps are read. */
+  screens: Screens;
   vision: Vision;
   /** What the budget, the progress heartbeat and the wait's polls run on (lib/core/clock.ts). */
   clock: Clock;

@@ -173,7 +173,8 @@ export async function gatherLook(
   try {
     const tree = settleWithin(
       announce(
-        readUiTree(deps.device, "read the UI tree", deps.clock, cut.signal).then(remembered(deps)),
+        readUiTree(deps.screens.of(deps.device), "read the UI tree", deps.clock, cut.signal)
+          .then(remembered(deps)),
         (ok) => {
           treeDone = true;
           progress.step(ok ? "UI tree read" : "UI tree failed");
@@ -217,11 +218,11 @@ export async function gatherLook(
 
 /**
  * Keeps a tree the look read as the phone's last seen screen: the next action's "before"
- * (settle.ts). The look asks for no focus or keyboard, so those stay unknown.
+ * (phone_screen.ts). The look asks for no focus or keyboard, so those stay unknown.
  */
-function remembered({ device, clock }: LookDeps): (elements: UiElement[]) => UiElement[] {
+function remembered({ device, clock, screens }: LookDeps): (e: UiElement[]) => UiElement[] {
   return (elements) => {
-    device.seen.last = { elements, focus: undefined, keyboard: undefined, at: clock.now() };
+    screens.of(device).remember({ elements, at: clock.now() });
     return elements;
   };
 }

@@ -8,7 +8,7 @@ import { lookProgress, seconds } from "./progress.ts";
 import { AgentError } from "../core/errors.ts";
 import { matchElements } from "../screen/find_element.ts";
 import { readUiTree } from "../screen/screen.ts";
-import { remember, within } from "../screen/settle.ts";
+import { within } from "../screen/settle.ts";
 import type { UiElement } from "../screen/ui_tree.ts";
 import { formatElementLine } from "../screen/ui_tree_summary.ts";
 
@@ -46,6 +46,7 @@ export async function waitThenLook(
   call: LookCall,
 ): Promise<LookAnswer> {
   const { device, clock } = deps;
+  const screen = deps.screens.of(device);
   const started = clock.now();
   const limit = waitLimitMs(wait.timeoutMs, deps.lookBudgetMs);
   const deadline = started + limit;
@@ -63,7 +64,7 @@ export async function waitThenLook(
       const polled = clock.now();
       const remaining = deadline - polled;
       const read = await within(
-        readUiTree(device, `wait for "${wait.name}"`, clock).then(
+        readUiTree(screen, `wait for "${wait.name}"`, clock).then(
           (elements) => elements,
           (error: unknown) => {
             // A screen still moving (idle-state errors) is polled again; a lost phone is not.
@@ -76,7 +77,7 @@ export async function waitThenLook(
       );
       if (read === "late") break;
       if (read !== undefined) {
-        remember(device, clock, read);
+        screen.remember({ elements: read, at: clock.now() });
         const matches = matchElements(read, wait.name);
         if (wait.gone ? matches.length === 0 : matches.length > 0) {
           met = matches;

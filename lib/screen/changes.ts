@@ -1,7 +1,7 @@
 // What an action changed on screen, as the [changed] section reads: the foreground app before →
 // after, the keyboard, elements that appeared (+) and disappeared (-). Pure; settle.ts reads the phone.
 
-import type { ScreenReading } from "../adb/device.ts";
+import type { ScreenReading } from "./phone_screen.ts";
 import { isInteractive, type UiElement } from "./ui_tree.ts";
 import { shortName } from "./ui_tree_labels.ts";
 import { formatElementLine, summarizeUiTree, usefulElements } from "./ui_tree_summary.ts";

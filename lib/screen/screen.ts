@@ -1,13 +1,8 @@
 // Reads the screen through the device: the screenshot (with its capture quirks) and the UI tree.
 // All I/O goes through Device.run, so the adb layer's classification and replay rules apply.
 
-import {
-  screencapPngCommand,
-  screencapRawCommand,
-  uiDumpCommand,
-  uiDumpToTtyCommand,
-} from "../adb/commands.ts";
-import { type Device, freshDumpPath } from "../adb/device.ts";
+import { screencapPngCommand, screencapRawCommand } from "../adb/screen_commands.ts";
+import type { Device } from "../adb/device.ts";
 import { AdbError, isNetworkSerial } from "../adb/errors.ts";
 import { releaseBytes } from "../core/bytes.ts";
 import type { Clock } from "../core/clock.ts";
@@ -17,7 +12,9 @@ import { type Fit, type Frame, ImageError } from "../image/frame.ts";
 import { readPngStream } from "../image/png_decode.ts";
 import { isCompletePng } from "../image/png_chunks.ts";
 import { decodeRawScreencap, readRawScreencap } from "../image/raw_screencap.ts";
-import { type DumpResult, extractDump, parseUiTree, type UiElement } from "./ui_tree.ts";
+import type { PhoneScreen } from "./phone_screen.ts";
+import { readDump } from "./ui_dump.ts";
+import { parseUiTree, type UiElement } from "./ui_tree.ts";
 
 /**
  * A capture. Disposing of it (`using shot = await captureScreen(...)`) hands the frame's pixels
@@ -94,7 +91,7 @@ export async function captureScreen(
     const refusal = [captureRefusal(stdout), captureRefusal(raw.stdout)];
     const bothRefused = refusal[0] !== null && refusal[1] !== null;
     let rawFrame: Frame | ImageError | undefined;
-    if (!bothRefused) rawFrame = await settled(() => readRawScreencap(raw.stdout, fit));
+    if (!bothRefused) rawFrame = await frameOrError(() => readRawScreencap(raw.stdout, fit));
     if (rawFrame === undefined || rawFrame instanceof ImageError) {
       const trouble = await linkTrouble(device, action);
       if (trouble !== null) {
@@ -144,7 +141,9 @@ export async function captureScreen(
 }
 
 /** The frame a decode gives, or its ImageError (any other error is thrown). */
-async function settled(decode: () => Frame | Promise<Frame>): Promise<Frame | ImageError> {
+async function frameOrError(
+  decode: () => Frame | Promise<Frame>,
+): Promise<Frame | ImageError> {
   try {
     return await decode();
   } catch (error) {
@@ -153,35 +152,33 @@ async function settled(decode: () => Frame | Promise<Frame>): Promise<Frame | Im
   }
 }
 
-const pngFrame = (bytes: Uint8Array, fit: Fit) => settled(() => readPngStream(bytes, fit));
+const pngFrame = (bytes: Uint8Array, fit: Fit) => frameOrError(() => readPngStream(bytes, fit));
 
 /** What a capture gave, for a message: "returned nothing" or its size. */
 const gave = (bytes: Uint8Array) =>
   bytes.length === 0 ? "returned nothing" : `returned ${bytes.length} bytes that are no image`;
 
 /**
- * Whether the link to the phone held, asked of adb after a capture came back empty or unreadable:
- * null when `adb get-state` answers "device" from the server that was running all along, else
- * what went wrong. A server that had to be started again (adb prints "daemon not running;
- * starting now") was killed or crashed under the capture, even if the new one sees the phone.
+ * Whether the link to the phone held, asked of adb after a capture came back empty or unreadable
+ * (the link's health, lib/adb/link.ts): null when it held, else what went wrong, in words. A server
+ * that had to be started again was killed or crashed under the capture, even if the new one sees
+ * the phone.
  */
 async function linkTrouble(device: Device, action: string): Promise<string | null> {
-  const target = device.serial === undefined ? [] : ["-s", device.serial];
-  let said: { stdout: Uint8Array; stderr: string };
-  try {
-    said = await device.host([...target, "get-state"], action);
-  } catch (error) {
-    if (!(error instanceof AdbError)) throw error;
-    // The check's own "Cannot <action>: " is dropped: the message already says what failed.
-    return `then adb's check of the link failed: ${
-      excerpt(error.message.replace(/^Cannot [^:]*: /, ""))
-    }`;
+  const health = await device.linkHealth(action);
+  switch (health.kind) {
+    case "held":
+      return null;
+    case "check-failed":
+      // The check's own "Cannot <action>: " is dropped: the message already says what failed.
+      return `then adb's check of the link failed: ${
+        excerpt(health.error.message.replace(/^Cannot [^:]*: /, ""))
+      }`;
+    case "server-restarted":
+      return "the adb server had stopped under it (adb had to start a new one)";
+    case "state":
+      return `then adb reported the phone as "${excerpt(health.state)}"`;
   }
-  if (/daemon not running|daemon started/i.test(said.stderr)) {
-    return "the adb server had stopped under it (adb had to start a new one)";
-  }
-  const state = new TextDecoder().decode(said.stdout).trim();
-  return state === "device" ? null : `then adb reported the phone as "${excerpt(state)}"`;
 }
 
 /** A capture lost to the link or the adb server, said as such: no firmware is blamed. */
@@ -213,12 +210,9 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
 ];
 
 /**
- * Reads the UI tree in one round trip and one device command: `uiautomator dump /dev/tty`, the XML
- * on adb's own stream (uiDumpToTtyCommand). A phone whose uiautomator cannot write to /dev/tty
- * prints no XML; then the dump goes to a fresh path that is printed and removed in the same round
- * trip (uiDumpCommand), and the phone is remembered as such (Device.quirks) so later reads go
- * there directly. uiautomator exits 0 when it fails, so its "ERROR:" line is what tells:
- * DumpCommand.run prints it and returns, after waiting up to 10 s for the screen to go idle,
+ * Reads the UI tree (ui_dump.ts: to /dev/tty, or to a file on a phone that refuses it).
+ * uiautomator exits 0 when it fails, so its "ERROR:" line is what tells: DumpCommand.run prints it
+ * and returns, after waiting up to 10 s for the screen to go idle,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/4fecab570da64a1956352aedf1b3245d3ba26030/cmds/uiautomator/cmds/uiautomator/src/com/android/commands/uiautomator/DumpCommand.java
  * "could not get idle state" (an animated screen) is retried with --compressed, which clears
  * FLAG_INCLUDE_NOT_IMPORTANT_VIEWS so only views important for accessibility are walked
@@ -226,7 +220,7 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
  * `signal` (the call's cancel) stops the dump under way and every retry after it.
  */
 export async function readUiTree(
-  device: Device,
+  screen: PhoneScreen,
   action: string,
   clock: Clock,
   signal?: AbortSignal,
@@ -234,11 +228,7 @@ export async function readUiTree(
   let lastReason = "";
   for (const { compressed, waitMs } of IDLE_RETRIES) {
     if (waitMs > 0) await clock.sleep(waitMs, signal);
-    let { dump, text } = await dumpOnce(device, action, compressed, signal);
-    if (!dump.ok && !device.quirks.ttyDumpRefused && ttyRefused(text)) {
-      device.quirks.ttyDumpRefused = true;
-      ({ dump, text } = await dumpOnce(device, action, compressed, signal));
-    }
+    const { dump } = await readDump(screen, { action, compressed, signal });
     if (dump.ok) return parseUiTree(dump.xml);
     lastReason = dump.reason;
     if (!dump.idleState) {
@@ -252,45 +242,4 @@ export async function readUiTree(
     "COMMAND_FAILED",
     `Cannot ${action}: uiautomator said "${lastReason}" ${IDLE_RETRIES.length} times: the screen keeps animating (video, game, live wallpaper or a spinner). Use the screenshot, or wait and look again`,
   );
-}
-
-/** One dump, to /dev/tty unless this phone refused it before; what it printed, and its XML. */
-async function dumpOnce(
-  device: Device,
-  action: string,
-  compressed: boolean,
-  signal: AbortSignal | undefined,
-): Promise<{ dump: DumpResult; text: string }> {
-  const out = device.quirks.ttyDumpRefused
-    ? await device.run(uiDumpCommand(freshDumpPath(), compressed), { action, signal })
-    : await device.run(uiDumpToTtyCommand(compressed), {
-      action,
-      complete: dumpFinished,
-      signal,
-    });
-  return { dump: extractDump(out.text), text: out.text };
-}
-
-/**
- * Whether a /dev/tty dump's output ran to its end: uiautomator's last words are its "dumped to"
- * line or an ERROR line (stderr shares the stream under exec-out), and text that is no XML at all
- * (a shell's "uiautomator: not found") is an answer too. Nothing at all, or XML that stops before
- * that last line, is what `adb exec-out` returns with exit status 0 when the link drops
- * mid-transfer (docs/android.md, the adb client): the device layer then reconnects and reads again.
- */
-function dumpFinished(stdout: Uint8Array): boolean {
-  if (stdout.length === 0) return false;
-  const decoder = new TextDecoder();
-  const tail = decoder.decode(stdout.subarray(Math.max(0, stdout.length - 4096)));
-  if (/dumped to:|ERROR:/i.test(tail)) return true;
-  return !/<\?xml|<hierarchy/.test(decoder.decode(stdout.subarray(0, 512)));
-}
-
-/**
- * What a phone prints when its dumper cannot open /dev/tty: only the "dumped to: /dev/tty" line,
- * no XML and no ERROR (it logs the IOException, uiDumpToTtyCommand). Then the file path is used.
- */
-export function ttyRefused(text: string): boolean {
-  return /dumped to:\s*\/dev\/tty/i.test(text) && !text.includes("<hierarchy") &&
-    !/^\s*ERROR:/m.test(text);
 }

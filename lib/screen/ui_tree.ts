@@ -1,22 +1,13 @@
 // The UI tree: what an element of a `uiautomator dump` is, finding the dump's XML in adb's output,
 // and its <node>s as elements. Pure. Scanning is in ui_tree_xml.ts, labels in ui_tree_labels.ts.
 
+import type { Bounds } from "../core/geometry.ts";
 import { truncate } from "../core/text.ts";
 import { collapse, makeLabel } from "./ui_tree_labels.ts";
 import { forEachNode } from "./ui_tree_xml.ts";
 
-export interface Bounds {
-  x1: number;
-  y1: number;
-  x2: number;
-  y2: number;
-}
-
-/** A screen's or image's extent in pixels: the one size type (device.ts's screenSize returns it). */
-export interface Size {
-  width: number;
-  height: number;
-}
+// The tree's modules and their readers name the geometry through here too; it lives in core.
+export type { Bounds, Size } from "../core/geometry.ts";
 
 export interface UiElement {
   /** text, else content-desc, else the resource-id's short name; one line, at most ~80 chars. */

@@ -3,16 +3,20 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { ScreenReading } from "../adb/device.ts";
+import type { ScreenReading } from "../screen/phone_screen.ts";
 import { scanCharacters } from "../core/characters.ts";
 import { type PhoneDeps, textResult, type ToolCall } from "./call.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
 export const SETTLE_BUDGET_S = 3;
 
-/** Reading the screen around an action; loaded on the first action that settles or names an element. */
+/** Waiting for the screen after an action; loaded on the first action that settles. */
 export const loadSettle = (): Promise<typeof import("../screen/settle.ts")> =>
   import("../screen/settle.ts");
+
+/** Finding an element by name on a fresh tree; loaded on the first action that names one. */
+export const loadElementTarget = (): Promise<typeof import("../screen/element_target.ts")> =>
+  import("../screen/element_target.ts");
 
 export const settleField = z.boolean().default(true).describe(
   `true (default): after acting, wait up to ${SETTLE_BUDGET_S} s for the screen to settle and add a [changed] section (app before → after, keyboard, elements that appeared + or disappeared -); false: answer at once, with no extra adb call`,
@@ -43,12 +47,14 @@ export async function screenBefore(
   settle: boolean,
 ): Promise<ScreenReading | undefined> {
   // With settle false nothing is loaded or read; the remembered screen only stops being current.
+  const screen = deps.screens.of(deps.device);
   if (!settle) {
-    deps.device.seen.last = undefined;
+    screen.forget();
     return undefined;
   }
-  const { takeBefore } = await loadSettle();
-  return takeBefore(deps.device, deps.clock);
+  // Loaded before the action, not between it and the first read of what it changed.
+  await loadSettle();
+  return screen.takeBefore(deps.clock.now());
 }
 
 /** The verb's reply, followed by the [changed] section when settling. */
@@ -62,6 +68,10 @@ export async function actionResult(
   if (!settle) return textResult(reply);
   const { changedSection } = await loadSettle();
   return textResult(
-    `${reply}\n\n${await changedSection(deps.device, deps.clock, call.signal, before)}`,
+    `${reply}\n\n${await changedSection(deps.screens.of(deps.device), {
+      clock: deps.clock,
+      signal: call.signal,
+      before,
+    })}`,
   );
 }

@@ -8,6 +8,7 @@ import type { Clock } from "../core/clock.ts";
 import type { MemoryHandle } from "../core/memory.ts";
 import type { ReportProgress } from "../core/progress.ts";
 import type { Session } from "../core/session.ts";
+import type { Screens } from "../screen/phone_screen.ts";
 import type { Vision } from "../vision/route.ts";
 
 /**
@@ -17,6 +18,8 @@ import type { Vision } from "../vision/route.ts";
 export interface ToolDeps {
   /** The phones this server may drive; a verb's call is given the one its `device` names. */
   phones: Phones;
+  /** What the screen layer keeps per phone: the last screen read, how its dumps are read. */
+  screens: Screens;
   vision: Vision;
   /**
    * Keeps a screenshot in PHONE_EYE_SHOTS and says where (or why not), never throwing; undefined

@@ -9,7 +9,7 @@ import {
   listPackagesCommand,
   resolveActivityCommand,
   VIEW_ACTION,
-} from "../adb/commands.ts";
+} from "../adb/intent_commands.ts";
 import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../adb/output.ts";
 import { closestPackages } from "../core/near_names.ts";
 import type { Device } from "../adb/device.ts";

@@ -2,7 +2,7 @@
 // Unknown names are refused with the list of names, so a typo never becomes a keycode.
 
 import { z } from "zod";
-import { keyeventCommand } from "../adb/commands.ts";
+import { keyeventCommand } from "../adb/input_commands.ts";
 import { characterName, scanCharacters } from "../core/characters.ts";
 import { runInput } from "../adb/input.ts";
 import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../adb/keys.ts";

@@ -2,7 +2,7 @@
 // Both ends are checked against the screen before anything reaches the phone.
 
 import { z } from "zod";
-import { swipeCommand } from "../adb/commands.ts";
+import { swipeCommand } from "../adb/input_commands.ts";
 import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";

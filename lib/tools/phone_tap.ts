@@ -2,12 +2,12 @@
 // coordinates or on an element named (element). The point is checked against the screen first.
 
 import { z } from "zod";
-import { longPressCommand, multiTapCommand, tapCommand } from "../adb/commands.ts";
+import { longPressCommand, multiTapCommand, tapCommand } from "../adb/input_commands.ts";
 import { runInput } from "../adb/input.ts";
 import {
   actionResult,
   elementField,
-  loadSettle,
+  loadElementTarget,
   screenBefore,
   SETTLE_SENTENCE,
   settleField,
@@ -60,8 +60,12 @@ export const phoneTap = defineTool({
     let x = givenX ?? 0;
     let y = givenY ?? 0;
     if (element !== undefined) {
-      const { locateElement } = await loadSettle();
-      const found = await locateElement(device, deps.clock, element, action);
+      const { locateElement } = await loadElementTarget();
+      const found = await locateElement(deps.screens.of(device), {
+        clock: deps.clock,
+        name: element,
+        action,
+      });
       ({ x, y } = found.element.center);
       before = found.before;
       named = ` ${found.described}:`;

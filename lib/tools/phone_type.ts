@@ -2,15 +2,15 @@
 // ASCII goes through `input text`, quoted; other text through ADB Keyboard (adb/adb_keyboard.ts).
 
 import { z } from "zod";
-import { typedTextProblem, typeTextCommand } from "../adb/commands.ts";
+import { typedTextProblem, typeTextCommand } from "../adb/input_commands.ts";
 import { scanCharacters } from "../core/characters.ts";
 import { noKeyboardMessage, typeWithAdbKeyboard } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
-import { tapCommand } from "../adb/commands.ts";
+import { tapCommand } from "../adb/input_commands.ts";
 import {
   actionResult,
   elementField,
-  loadSettle,
+  loadElementTarget,
   screenBefore,
   SETTLE_SENTENCE,
   settleField,
@@ -40,14 +40,13 @@ export const phoneType = defineTool({
     let before = element === undefined ? await screenBefore(deps, settle) : undefined;
     let into = "";
     if (element !== undefined) {
-      const { locateElement } = await loadSettle();
-      const found = await locateElement(
-        device,
-        deps.clock,
-        element,
-        "type text",
-        (e) => e.className.endsWith("EditText"),
-      );
+      const { locateElement } = await loadElementTarget();
+      const found = await locateElement(deps.screens.of(device), {
+        clock: deps.clock,
+        name: element,
+        action: "type text",
+        prefer: (e) => e.className.endsWith("EditText"),
+      });
       before = found.before;
       into = `Tapped ${found.described}, then: `;
       await runInput(

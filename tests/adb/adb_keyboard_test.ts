@@ -93,10 +93,13 @@ Deno.test({
     assert.doesNotMatch(already, /ime (enable|set)/);
     assert.match(already, /dumpsys activity broadcasts com\.android\.adbkeyboard/);
     assert.equal(
-      deviceShellLine(restoreImeCommand(LATIN, true)),
+      deviceShellLine(restoreImeCommand({ previous: LATIN, disable: true })),
       `ime set '${LATIN}' 2>&1; ime disable '${ADB_KEYBOARD_ID}' 2>&1`,
     );
-    assert.equal(deviceShellLine(restoreImeCommand(LATIN, false)), `ime set '${LATIN}' 2>&1`);
+    assert.equal(
+      deviceShellLine(restoreImeCommand({ previous: LATIN, disable: false })),
+      `ime set '${LATIN}' 2>&1`,
+    );
     assert.equal(
       imeRefusal(`Unknown input method ${LATIN} cannot be selected for user #0`),
       `Unknown input method ${LATIN} cannot be selected for user #0`,
@@ -121,7 +124,7 @@ Deno.test({
     });
     assert.equal(sent.length, 3);
     assert.match(sent[1]!, /^ime enable /);
-    assert.equal(sent[2], deviceShellLine(restoreImeCommand(LATIN, true)));
+    assert.equal(sent[2], deviceShellLine(restoreImeCommand({ previous: LATIN, disable: true })));
   },
 });
 
@@ -150,7 +153,7 @@ Deno.test({
     );
     assert.equal(
       sent.at(-1),
-      deviceShellLine(restoreImeCommand(LATIN, false)),
+      deviceShellLine(restoreImeCommand({ previous: LATIN, disable: false })),
       "restored, not disabled",
     );
   },

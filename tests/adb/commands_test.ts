@@ -2,22 +2,25 @@ import assert from "node:assert/strict";
 import {
   deviceCommand,
   deviceShellLine,
-  inputTextProblem,
-  intentArgsProblem,
-  intentCommand,
-  keyeventCommand,
   quoted,
   quoteForDeviceShell,
   READ_ONLY_PROGRAMS,
-  screencapPngCommand,
-  screencapRawCommand,
   shellScript,
   syntax,
+} from "../../lib/adb/commands.ts";
+import {
+  inputTextProblem,
+  keyeventCommand,
   tapCommand,
   typeTextCommand,
+} from "../../lib/adb/input_commands.ts";
+import { intentArgsProblem, intentCommand } from "../../lib/adb/intent_commands.ts";
+import {
+  screencapPngCommand,
+  screencapRawCommand,
   uiDumpCommand,
   uiDumpToTtyCommand,
-} from "../../lib/adb/commands.ts";
+} from "../../lib/adb/screen_commands.ts";
 import { hostileStrings } from "../fixtures/hostile_strings.ts";
 
 /** Runs `script` through a real /bin/sh -c, as the phone's adbd does, with fake tools as functions. */
@@ -213,7 +216,7 @@ Deno.test({
       [...READ_ONLY_PROGRAMS].sort(),
       ["cat", "dumpsys", "getprop", "ls", "screencap", "uiautomator", "wm"],
     );
-    assert.equal(uiDumpCommand("/data/local/tmp/x.xml", false).replayable, true);
+    assert.equal(uiDumpCommand("/data/local/tmp/x.xml").replayable, true);
     assert.equal(screencapPngCommand().replayable, true);
     assert.equal(tapCommand(1, 2).replayable, false);
     assert.equal(typeTextCommand("x").replayable, false);
@@ -236,24 +239,24 @@ Deno.test({
   name: "the UI tree is one exec-out command read under the text cap; only screencap is an image",
   permissions: "none",
   fn() {
-    assert.deepEqual(uiDumpToTtyCommand(false), {
+    assert.deepEqual(uiDumpToTtyCommand(), {
       program: "uiautomator",
       args: ["dump", "/dev/tty"],
       service: "exec-out",
       replayable: true,
       output: "text",
     });
-    assert.equal(deviceShellLine(uiDumpToTtyCommand(false)), "uiautomator dump /dev/tty");
+    assert.equal(deviceShellLine(uiDumpToTtyCommand()), "uiautomator dump /dev/tty");
     assert.equal(
-      deviceShellLine(uiDumpToTtyCommand(true)),
+      deviceShellLine(uiDumpToTtyCommand({ compressed: true })),
       "uiautomator dump --compressed /dev/tty",
     );
-    assert.ok(uiDumpToTtyCommand(false).replayable);
-    assert.equal(uiDumpToTtyCommand(false).output, "text");
+    assert.ok(uiDumpToTtyCommand().replayable);
+    assert.equal(uiDumpToTtyCommand().output, "text");
     assert.equal(screencapPngCommand().output, "image");
     assert.equal(screencapRawCommand().output, "image");
     assert.equal(deviceShellLine(screencapRawCommand()), "screencap");
-    assert.equal(uiDumpCommand("/data/local/tmp/x.xml", false).output, "text");
+    assert.equal(uiDumpCommand("/data/local/tmp/x.xml").output, "text");
   },
 });
 

@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
-import {
-  deviceCommand,
-  keyeventCommand,
-  screencapPngCommand,
-  tapCommand,
-  uiDumpCommand,
-} from "../../lib/adb/commands.ts";
+import { deviceCommand } from "../../lib/adb/commands.ts";
+import { keyeventCommand, tapCommand } from "../../lib/adb/input_commands.ts";
+import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
-import {
-  AdbError,
-  type AdbResult,
-  classifyAdbFailure,
-  isNetworkSerial,
-} from "../../lib/adb/errors.ts";
+import { AdbError, type AdbResult, isNetworkSerial } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../../lib/adb/classify.ts";
 import { EXIT_MARKER, readExitMarker, splitExitMarker } from "../../lib/adb/exit_marker.ts";
 import { runInput } from "../../lib/adb/input.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";
@@ -163,7 +155,7 @@ async function dumpAcrossDrop(rules: Array<[RegExp, FakeRule]>): Promise<string[
     ...rules,
   ]);
   const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 10_000 });
-  const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+  const out = await device.run(uiDumpCommand("/data/local/tmp/a.xml"), {
     action: "read the UI tree",
   });
   assert.equal(out.text, "<hierarchy/>");
@@ -284,7 +276,7 @@ Deno.test({
     ]);
     const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
     await rejectsWith(
-      device.run(uiDumpCommand("/data/local/tmp/a.xml", false), { action: "read the UI tree" }),
+      device.run(uiDumpCommand("/data/local/tmp/a.xml"), { action: "read the UI tree" }),
       "UNAUTHORIZED",
       /^Cannot read the UI tree: the phone at 192\.0\.2\.9:5555 has not authorized this computer; unlock it and accept the "Allow USB debugging\?" prompt/,
     );

@@ -3,17 +3,18 @@
 // exec-out), with the exit statuses each gives.
 
 import assert from "node:assert/strict";
-import { screencapPngCommand, tapCommand } from "../../lib/adb/commands.ts";
+import { screencapPngCommand } from "../../lib/adb/screen_commands.ts";
+import { tapCommand } from "../../lib/adb/input_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
 import { parseAdbDevices } from "../../lib/adb/attached.ts";
 import {
   AdbError,
   type AdbErrorCode,
   adbSees,
-  classifyAdbFailure,
   describeTrouble,
   withAttached,
 } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../../lib/adb/classify.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";
 import { exited, fakeAdb } from "../helpers/fake_adb.ts";
 

@@ -2,7 +2,8 @@
 // happened, reconnects that do not cut each other, and control characters refused at the door.
 
 import assert from "node:assert/strict";
-import { screencapPngCommand, tapCommand, uiDumpCommand } from "../../lib/adb/commands.ts";
+import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
+import { tapCommand } from "../../lib/adb/input_commands.ts";
 import { createDevice, type Device } from "../../lib/adb/device.ts";
 import { OUTPUT_CAPS } from "../../lib/adb/runner.ts";
 import { visionQuestion } from "../../lib/tools/phone_look.ts";
@@ -139,7 +140,7 @@ Deno.test({
     const adb = fakeAdb([[/uiautomator/, exited(0, "", "", { cutShort: true })]]);
     const device = createDevice({ run: adb.run, serial: undefined, timeoutMs: 1000 });
     await rejectsWith(
-      device.run(uiDumpCommand("/data/local/tmp/x.xml", false), { action: "read the UI tree" }),
+      device.run(uiDumpCommand("/data/local/tmp/x.xml"), { action: "read the UI tree" }),
       "TRANSPORT",
       /^Cannot read the UI tree: the phone's answer was cut short .*then call the tool again$/,
     );
@@ -202,7 +203,7 @@ Deno.test({
     // arrives first and reconnects, the tree's a moment after that reconnect has ended.
     const link = heldLink();
     const shot = link.device.run(screencapPngCommand(), { action: "take a screenshot" });
-    const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+    const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml"), {
       action: "read the UI tree",
     });
     const treeOnOldLink = await link.next(/uiautomator/);
@@ -228,7 +229,7 @@ Deno.test({
     // The read arrives first: a read that arrives after a tap waits for it (queue.ts), so only an
     // earlier read is on the link beside the tap when it drops.
     const link = heldLink();
-    const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+    const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml"), {
       action: "read the UI tree",
     });
     const tap = link.device.run(tapCommand(5, 6), { action: "tap" });
@@ -249,7 +250,7 @@ Deno.test({
   async fn() {
     const link = heldLink(exited(0, `failed to connect to '${WIFI}': Connection refused\n`));
     const shot = link.device.run(screencapPngCommand(), { action: "take a screenshot" });
-    const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml", false), {
+    const tree = link.device.run(uiDumpCommand("/data/local/tmp/a.xml"), {
       action: "read the UI tree",
     });
     await link.answer(/screencap/, offline);

@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { createDevice } from "../../lib/adb/device.ts";
+import { createLink } from "../../lib/adb/link.ts";
 import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../../lib/adb/phone_facts.ts";
 import { deviceShellLine } from "../../lib/adb/commands.ts";
 import { ConfigError, type EnvVar, loadConfig, type PhoneSet } from "../../lib/config/config.ts";
@@ -49,11 +50,10 @@ function phonesOver(set: PhoneSet, rules: Array<[RegExp, FakeRule]> = []) {
   const made: Array<{ serial: string | undefined; connects: boolean }> = [];
   const phones = createPhones({
     set,
-    run: adb.run,
-    timeoutMs: 1000,
-    makeDevice(serial, connects) {
-      made.push({ serial, connects });
-      return createDevice({ run: adb.run, serial, timeoutMs: 1000, connects });
+    link: createLink({ run: adb.run, timeoutMs: 1000 }),
+    makeDevice(phone) {
+      made.push({ serial: phone.serial, connects: phone.connects });
+      return createDevice({ run: adb.run, timeoutMs: 1000, ...phone });
     },
   });
   return { phones, adb, made };

@@ -4,90 +4,15 @@
 import assert from "node:assert/strict";
 import {
   screencapPngCommand,
-  tapCommand,
   uiDumpCommand,
   uiDumpToTtyCommand,
-} from "../../lib/adb/commands.ts";
+} from "../../lib/adb/screen_commands.ts";
+import { tapCommand } from "../../lib/adb/input_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
-import {
-  CALLS_MAX,
-  createLimiter,
-  createPhoneQueue,
-  HOST_SLOTS,
-  PHONE_SLOTS,
-} from "../../lib/adb/queue.ts";
-import type { AdbOutcome, AdbRunLimits } from "../../lib/adb/runner.ts";
+import { CALLS_MAX, createPhoneQueue, PHONE_SLOTS } from "../../lib/adb/queue.ts";
 import { EXIT_MARKER } from "../../lib/adb/exit_marker.ts";
 import { exited, rejectsWith } from "../helpers/fake_adb.ts";
-
-interface Held {
-  line: string;
-  limits: AdbRunLimits;
-  answer(outcome: AdbOutcome): void;
-}
-
-/**
- * A runner whose every call is a "process" held until answered. It counts processes alive at once
- * and ends a call at once when its signal aborts, as the real runner kills adb.
- */
-function heldRunner() {
-  const held: Held[] = [];
-  const lines: string[] = [];
-  let alive = 0;
-  let most = 0;
-  let killed = 0;
-  let arrived: (() => void) | undefined;
-  const run = (args: readonly string[], limits: AdbRunLimits) =>
-    new Promise<AdbOutcome>((resolve) => {
-      if (limits.signal?.aborted) return resolve({ kind: "cancelled" });
-      alive += 1;
-      most = Math.max(most, alive);
-      const line = args.join(" ");
-      lines.push(line);
-      let ended = false;
-      const end = (outcome: AdbOutcome) => {
-        if (ended) return;
-        ended = true;
-        alive -= 1;
-        held.splice(held.indexOf(call), 1);
-        resolve(outcome);
-      };
-      const call: Held = { line, limits, answer: end };
-      limits.signal?.addEventListener("abort", () => {
-        killed += 1;
-        end({ kind: "cancelled" });
-      }, { once: true });
-      held.push(call);
-      arrived?.();
-    });
-  return {
-    run,
-    lines,
-    held,
-    get alive() {
-      return alive;
-    },
-    get most() {
-      return most;
-    },
-    get killed() {
-      return killed;
-    },
-    /** Waits until `n` calls are held (event-driven: each arrival wakes it). */
-    async holding(n: number): Promise<Held[]> {
-      while (held.length < n) await new Promise<void>((resolve) => arrived = resolve);
-      return [...held];
-    },
-    /** The held call matching `pattern`, once it has arrived. */
-    async next(pattern: RegExp): Promise<Held> {
-      for (;;) {
-        const found = held.find((h) => pattern.test(h.line));
-        if (found) return found;
-        await new Promise<void>((resolve) => arrived = resolve);
-      }
-    },
-  };
-}
+import { heldRunner } from "./held_runner.ts";
 
 const png = (text: string) => exited(0, text);
 /** A text command's answer as the phone gives it: its output, then the exit marker's line. */
@@ -126,8 +51,8 @@ Deno.test({
     const b = device.run(screencapPngCommand(), {
       action: "take a screenshot for the vision model",
     });
-    const c = device.run(uiDumpToTtyCommand(false), { action: "read the UI tree" });
-    const d = device.run(uiDumpToTtyCommand(true), { action: "read the UI tree" });
+    const c = device.run(uiDumpToTtyCommand(), { action: "read the UI tree" });
+    const d = device.run(uiDumpToTtyCommand({ compressed: true }), { action: "read the UI tree" });
     const calls = await adb.holding(4);
     for (const call of calls) call.answer(png(`${call.line} dumped to: /dev/tty`));
     await Promise.all([a, b, c, d]);
@@ -144,7 +69,7 @@ Deno.test({
     // Distinct reads (a fresh dump path each): nothing to share.
     const reads = Array.from(
       { length: 20 },
-      (_, i) => device.run(uiDumpCommand(`/data/local/tmp/${i}.xml`, false), { action: "read" }),
+      (_, i) => device.run(uiDumpCommand(`/data/local/tmp/${i}.xml`), { action: "read" }),
     );
     let answered = 0;
     while (answered < 20) {
@@ -343,31 +268,10 @@ Deno.test({
 });
 
 Deno.test({
-  name: "host-wide adb calls run at most HOST_SLOTS at once across devices sharing the limiter",
-  permissions: "none",
-  async fn() {
-    const adb = heldRunner();
-    const hostSlots = createLimiter(HOST_SLOTS);
-    const devices = ["a", "b", "c"].map((serial) =>
-      createDevice({ run: adb.run, serial, timeoutMs: 1000, hostSlots })
-    );
-    const calls = devices.flatMap((d) => [d.host(["devices"], "list"), d.host(["version"], "v")]);
-    let answered = 0;
-    while (answered < calls.length) {
-      const [call] = await adb.holding(1);
-      call!.answer(exited(0, "ok"));
-      answered += 1;
-    }
-    await Promise.all(calls);
-    assert.equal(adb.most, HOST_SLOTS);
-  },
-});
-
-Deno.test({
   name: "the queue answers a job that throws before its first await like any failure",
   permissions: "none",
   async fn() {
-    const queue = createPhoneQueue(1, 2);
+    const queue = createPhoneQueue({ slots: 1, callsMax: 2 });
     await assert.rejects(
       queue.run({
         action: "x",

@@ -2,9 +2,9 @@
 // when a forked process keeps the pipes open, the allowlisted environment, spawn errors by cause.
 
 import assert from "node:assert/strict";
-import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/commands.ts";
+import { screencapPngCommand, uiDumpCommand } from "../../lib/adb/screen_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
-import { classifyAdbFailure } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure } from "../../lib/adb/classify.ts";
 import { ADB_ENV_NAMES } from "../../lib/config/env_vars.ts";
 import {
   adbEnvironment,
@@ -77,7 +77,7 @@ head -c "$n" /dev/zero
 exec sleep 30`,
     );
     const device = createDevice({
-      run: createAdbRunner(adb, SH_ENV),
+      run: createAdbRunner({ binary: adb, env: SH_ENV }),
       serial: undefined,
       timeoutMs: 20_000,
     });
@@ -87,7 +87,7 @@ exec sleep 30`,
       /^Cannot take a screenshot: the phone sent more than 64 MiB for a screenshot.*so adb was stopped; .*restart the phone/,
     );
     await rejectsWith(
-      device.run(uiDumpCommand("/data/local/tmp/x.xml", false), { action: "read the UI tree" }),
+      device.run(uiDumpCommand("/data/local/tmp/x.xml"), { action: "read the UI tree" }),
       "TOO_LARGE",
       /^Cannot read the UI tree: the phone sent more than 16 MiB of text for "adb shell uiautomator dump/,
     );
@@ -110,7 +110,7 @@ Deno.test("output in many reads comes back whole and in order, stdout and stderr
 tail -c +1001 "${dir}/data" | head -c 150000; printf 'ing' >&2
 tail -c +151001 "${dir}/data"`,
     );
-    const outcome = await createAdbRunner(adb, SH_ENV)(["exec-out", "x"], {
+    const outcome = await createAdbRunner({ binary: adb, env: SH_ENV })(["exec-out", "x"], {
       timeoutMs: 20_000,
       output: "image",
     });
@@ -132,7 +132,7 @@ Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is
       "loud",
       `head -c ${STDERR_CAP + 1} /dev/zero >&2\nexec sleep 30`,
     );
-    const run = createAdbRunner(loud, SH_ENV);
+    const run = createAdbRunner({ binary: loud, env: SH_ENV });
     const outcome = await run(["devices"], { timeoutMs: 20_000, output: "text" });
     assert.deepEqual(outcome, {
       kind: "too-large",
@@ -150,7 +150,7 @@ Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is
     assert.match(result.error.message, /adb wrote more than 1 MiB of error text for "adb devices"/);
 
     const full = await script(dir, "full", `head -c ${OUTPUT_CAPS.text} /dev/zero`);
-    const fits = await createAdbRunner(full, SH_ENV)(["shell", "x"], {
+    const fits = await createAdbRunner({ binary: full, env: SH_ENV })(["shell", "x"], {
       timeoutMs: 20_000,
       output: "text",
     });
@@ -177,7 +177,7 @@ echo partial
 [ "$1" = "exit" ] && exit 0
 wait`,
     );
-    const run = createAdbRunner(wrapper, SH_ENV);
+    const run = createAdbRunner({ binary: wrapper, env: SH_ENV });
     const childPid = async () => {
       const pid = Number(await Deno.readTextFile(`${dir}/child.pid`));
       pids.push(pid);
@@ -244,7 +244,7 @@ Deno.test("adb gets only the allowlisted environment: no vision key, adb's own s
       ANDROID_ADB_SERVER_PORT: "5099",
       ADB_MDNS: "0",
     });
-    const outcome = await createAdbRunner(printenv, env)(["version"], {
+    const outcome = await createAdbRunner({ binary: printenv, env })(["version"], {
       timeoutMs: 20_000,
       output: "text",
     });
@@ -293,7 +293,7 @@ Deno.test("spawn errors are labelled by their cause: only NotFound means adb is 
       ],
     ];
     for (const [binary, args, code, message] of cases) {
-      const outcome = await createAdbRunner(binary, {})(args, limits);
+      const outcome = await createAdbRunner({ binary, env: {} })(args, limits);
       assert.equal(outcome.kind, "spawn-failed", binary);
       const result = classifyAdbFailure(outcome, ctx);
       assert.ok(!result.ok);
@@ -311,7 +311,7 @@ Deno.test("a cancel kills adb at once and drops its output; a signal aborted bef
   try {
     // adb as exec'd `sleep`, so the pid the runner spawns is the one that sleeps.
     const adb = await script(dir, "adb", `echo "$$" > "${dir}/pid"\necho partial\nexec sleep 30`);
-    const run = createAdbRunner(adb, SH_ENV);
+    const run = createAdbRunner({ binary: adb, env: SH_ENV });
     const cancel = new AbortController();
     // The script writes its pid before it sleeps: watched from before the spawn, so no write is
     // missed, and read on each event of the folder.
@@ -333,7 +333,10 @@ Deno.test("a cancel kills adb at once and drops its output; a signal aborted bef
     assert.deepEqual(await outcome, { kind: "cancelled" });
     const state = await procState(pid);
     assert.ok(state === null || state === "Z", `adb still ${state} after its answer`);
-    const never = createAdbRunner(await script(dir, "adb2", `touch "${dir}/spawned"`), SH_ENV);
+    const never = createAdbRunner({
+      binary: await script(dir, "adb2", `touch "${dir}/spawned"`),
+      env: SH_ENV,
+    });
     assert.deepEqual(
       await never(["version"], { timeoutMs: 1000, output: "text", signal: AbortSignal.abort() }),
       { kind: "cancelled" },

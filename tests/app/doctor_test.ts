@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import denoJson from "../../deno.json" with { type: "json" };
 import { createDevice } from "../../lib/adb/device.ts";
-import { createLimiter, HOST_SLOTS } from "../../lib/adb/queue.ts";
+import { createLink } from "../../lib/adb/link.ts";
 import { adbEnvironment, createAdbRunner } from "../../lib/adb/runner.ts";
 import { realClock } from "../../lib/core/clock.ts";
 import { loadConfig, VERSION } from "../../lib/config/config.ts";
@@ -114,15 +114,13 @@ const NO_KEYBOARD = "[info] ADB Keyboard not installed: typing is ASCII only";
 async function doctorHere(env: Record<string, string>): Promise<Run> {
   const read = (name: string) => env[name];
   const config = loadConfig(read, { keyInClear: "report" });
-  const run = createAdbRunner("adb", adbEnvironment(read));
+  const run = createAdbRunner({ binary: "adb", env: adbEnvironment(read) });
   const timeoutMs = config.adbTimeoutMs;
-  const hostSlots = createLimiter(HOST_SLOTS);
+  const os = Deno.build.os;
   const phones = createPhones({
     set: config.phones,
-    run,
-    timeoutMs,
-    makeDevice: (serial, connects) =>
-      createDevice({ run, serial, timeoutMs, os: Deno.build.os, connects, hostSlots }),
+    link: createLink({ run, timeoutMs, os }),
+    makeDevice: (phone) => createDevice({ run, timeoutMs, os, ...phone }),
   });
   const vision = createVision(config.vision, { fetch: globalThis.fetch, clock: realClock });
   let checks;
@@ -388,9 +386,8 @@ Deno.test("docs/security.md says what the doctor's exit status depends on, in th
     config,
     phones: createPhones({
       set: config.phones,
-      run: fakeAdb().run,
-      timeoutMs: 1000,
-      makeDevice: (serial) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
+      link: createLink({ run: fakeAdb().run, timeoutMs: 1000 }),
+      makeDevice: ({ serial }) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
     }),
     vision: createVision(config.vision),
     query: () => Promise.resolve(false),
@@ -562,9 +559,8 @@ Deno.test("the doctor says what the http permission set adds, and whether this p
       config,
       phones: createPhones({
         set: config.phones,
-        run: fakeAdb().run,
-        timeoutMs: 1000,
-        makeDevice: (serial) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
+        link: createLink({ run: fakeAdb().run, timeoutMs: 1000 }),
+        makeDevice: ({ serial }) => createDevice({ run: fakeAdb().run, serial, timeoutMs: 1000 }),
       }),
       vision: createVision(config.vision),
       query: (descriptor) => Promise.resolve(granted(descriptor)),

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { textOf } from "./in_process.ts";
 import type { Rig } from "./rig.ts";
 import { hostileStrings, MARKER } from "../fixtures/hostile_strings.ts";
-import { inputTextProblem, intentArgsProblem } from "../../lib/adb/commands.ts";
+import { inputTextProblem } from "../../lib/adb/input_commands.ts";
+import { intentArgsProblem } from "../../lib/adb/intent_commands.ts";
 
 /**
  * One payload per class of shell trick, as written in the corpus (MARKER stands for the path a

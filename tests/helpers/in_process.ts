@@ -6,9 +6,11 @@ import { InMemoryTransport } from "@modelcontextprotocol/server";
 import type { Device } from "../../lib/adb/device.ts";
 import { realClock } from "../../lib/core/clock.ts";
 import { createPhones, type Phones } from "../../lib/adb/phones.ts";
+import { createLink } from "../../lib/adb/link.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
 import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createServer, type ServerDeps } from "../../lib/mcp/server.ts";
+import { createScreens } from "../../lib/screen/phone_screen.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 
 /**
@@ -19,8 +21,10 @@ import { createVision } from "../../lib/vision/vision.ts";
 export function onePhone(device: Device): Phones {
   return createPhones({
     set: { kind: "default" },
-    run: () => Promise.reject(new Error("this in-process server has no adb: pass phones")),
-    timeoutMs: 1000,
+    link: createLink({
+      run: () => Promise.reject(new Error("this in-process server has no adb: pass phones")),
+      timeoutMs: 1000,
+    }),
     makeDevice: () => device,
   });
 }
@@ -44,6 +48,7 @@ export async function connectInProcess(
   const phones = "phones" in deps ? deps.phones : onePhone(deps.device);
   const server = createServer({
     phones,
+    screens: createScreens(),
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,

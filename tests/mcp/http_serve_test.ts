@@ -10,6 +10,7 @@ import { createHttpHandler } from "../../lib/mcp/http_serve.ts";
 import type { HttpSettings } from "../../lib/mcp/http_settings.ts";
 import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createServer } from "../../lib/mcp/server.ts";
+import { createScreens } from "../../lib/screen/phone_screen.ts";
 import { textResult } from "../../lib/tools/call.ts";
 import { defineTool, LOOKS_ONLY } from "../../lib/tools/tool.ts";
 import { createVision } from "../../lib/vision/vision.ts";
@@ -41,6 +42,7 @@ function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSetti
     phones: onePhone(
       createDevice({ run: fakeAdb([]).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
     ),
+    screens: createScreens(),
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,

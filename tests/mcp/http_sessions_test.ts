@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { createDevice } from "../../lib/adb/device.ts";
+import { createScreens } from "../../lib/screen/phone_screen.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
 import { realClock } from "../../lib/core/clock.ts";
 import { createGarbageCollector } from "../../lib/core/memory.ts";
@@ -28,6 +29,7 @@ function handlerFor(options: { tools?: readonly Tool[]; maxSessions?: number } =
     phones: onePhone(
       createDevice({ run: fakeAdb(screenRules()).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
     ),
+    screens: createScreens(),
     vision: createVision({ route: "none" }),
     saveShot: undefined,
     lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,

@@ -6,7 +6,7 @@ import { describeChanges, parseWindowState, sameScreen } from "../../lib/screen/
 import { findElement, matchElements, notFoundMessage } from "../../lib/screen/find_element.ts";
 import { closestNames } from "../../lib/core/near_names.ts";
 import { parseUiTree } from "../../lib/screen/ui_tree.ts";
-import type { ScreenReading } from "../../lib/adb/device.ts";
+import type { ScreenReading } from "../../lib/screen/phone_screen.ts";
 
 interface N {
   text?: string;

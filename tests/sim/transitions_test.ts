@@ -344,7 +344,7 @@ onMotionPhone(
   {},
   async (sim, adb) => {
     const device = createDevice({
-      run: createAdbRunner("adb", adb.env),
+      run: createAdbRunner({ binary: "adb", env: adb.env }),
       serial: sim.serial,
       timeoutMs: DEFAULT_ADB_TIMEOUT_MS,
     });

@@ -5,13 +5,8 @@
 
 import assert from "node:assert/strict";
 import { createDevice } from "../../lib/adb/device.ts";
-import {
-  type AdbCallContext,
-  AdbError,
-  classifyAdbFailure,
-  connectFailure,
-  withAttached,
-} from "../../lib/adb/errors.ts";
+import { type AdbCallContext, AdbError, withAttached } from "../../lib/adb/errors.ts";
+import { classifyAdbFailure, connectFailure } from "../../lib/adb/classify.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";
 import { TOOLS } from "../../lib/tools/index.ts";
 import { exited, fakeAdb, type FakeAnswer, timedOut } from "../helpers/fake_adb.ts";
@@ -217,7 +212,11 @@ Deno.test({
         { kind: "spawn-failed", error: spawnError("NotFound") },
       ];
       for (const outcome of said) {
-        const error = connectFailure(outcome, "tap", "1.2.3.4:5555", acts);
+        const error = connectFailure(outcome, {
+          action: "tap",
+          serial: "1.2.3.4:5555",
+          uncertain: acts,
+        });
         assert.ok(error instanceof AdbError);
         messages.push(error.message);
       }

@@ -8,7 +8,7 @@ import { startPhoneEye } from "../helpers/phone_eye.ts";
 import { adbClients, systemClient, testThroughEach } from "../helpers/adb_clients.ts";
 import type { SimPhone } from "../../sim/sim_phone.ts";
 import { hostileSample, sendHostile } from "../helpers/hostile_through_adb.ts";
-import { inputTextProblem } from "../../lib/adb/commands.ts";
+import { inputTextProblem } from "../../lib/adb/input_commands.ts";
 
 // The tests where the adb client matters (its error strings, its reconnects, how it stops) run
 // once per client: the one on PATH and adb 34 when CI built it (helpers/adb_clients.ts). The verbs

@@ -2,7 +2,8 @@
 // range message, and phone_tap's count sends a double or triple tap as one device command.
 
 import assert from "node:assert/strict";
-import { deviceShellLine, multiTapCommand } from "../../lib/adb/commands.ts";
+import { deviceShellLine } from "../../lib/adb/commands.ts";
+import { multiTapCommand } from "../../lib/adb/input_commands.ts";
 import { createDevice } from "../../lib/adb/device.ts";
 import { MAX_KEYCODE, resolveKey } from "../../lib/adb/keys.ts";
 import { fakeAdb } from "../helpers/fake_adb.ts";

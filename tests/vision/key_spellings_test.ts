@@ -9,6 +9,7 @@ import { realClock } from "../../lib/core/clock.ts";
 import { loadConfig, type VisionConfig } from "../../lib/config/config.ts";
 import { formatChecks, runDoctor } from "../../lib/app/doctor.ts";
 import { createPhones } from "../../lib/adb/phones.ts";
+import { createLink } from "../../lib/adb/link.ts";
 import { keySecrets, redact, scrubSecrets } from "../../lib/vision/errors.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 import { startOpenAiServer } from "../fixtures/openai_server.ts";
@@ -253,7 +254,7 @@ async function doctorReport(key: string, baseUrl: string): Promise<string> {
     PHONE_EYE_VISION_BASE_URL: baseUrl,
   };
   const config = loadConfig((name) => env[name], { keyInClear: "report" });
-  const run = createAdbRunner("adb", { PATH: "/nonexistent" });
+  const run = createAdbRunner({ binary: "adb", env: { PATH: "/nonexistent" } });
   const vision = createVision(config.vision, { fetch, clock: realClock });
   try {
     return formatChecks(
@@ -261,9 +262,8 @@ async function doctorReport(key: string, baseUrl: string): Promise<string> {
         config,
         phones: createPhones({
           set: config.phones,
-          run,
-          timeoutMs: 1000,
-          makeDevice: (serial) => createDevice({ run, serial, timeoutMs: 1000 }),
+          link: createLink({ run, timeoutMs: 1000 }),
+          makeDevice: ({ serial }) => createDevice({ run, serial, timeoutMs: 1000 }),
         }),
         vision,
         query: async (descriptor) => (await Deno.permissions.query(descriptor)).state === "granted",

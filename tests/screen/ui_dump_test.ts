@@ -1,0 +1,81 @@
+// The one dump reader (lib/screen/ui_dump.ts) and the per-phone screen state (phone_screen.ts):
+// /dev/tty refused once means files from then on, for plain and window-state reads alike.
+
+import assert from "node:assert/strict";
+import { createDevice } from "../../lib/adb/device.ts";
+import { BEFORE_MAX_AGE_MS, createScreens } from "../../lib/screen/phone_screen.ts";
+import { dumpFinished, readDump } from "../../lib/screen/ui_dump.ts";
+import { exited, fakeAdb } from "../helpers/fake_adb.ts";
+
+const XML = '<?xml version="1.0" encoding="UTF-8"?><hierarchy rotation="0"></hierarchy>';
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+Deno.test({
+  name: "a tty dump counts as whole only with its last words, also after long focus lines",
+  permissions: "none",
+  fn() {
+    // A phone with several displays prints a focus line per display before the dump.
+    const focus = Array.from(
+      { length: 8 },
+      (_, i) =>
+        `  mCurrentFocus=Window{5f0e1d${i} u0 com.example.app.with.a.long.name/com.example.app.with.a.long.name.MainActivity}\n`,
+    ).join("");
+    assert.ok(focus.length > 512);
+    assert.equal(dumpFinished(bytes(`${focus}${XML.slice(0, 60)}`)), false);
+    assert.equal(dumpFinished(bytes(`${focus}${XML}UI hierchary dumped to: /dev/tty\n`)), true);
+    assert.equal(dumpFinished(bytes(`${XML}UI hierchary dumped to: /dev/tty\n`)), true);
+    assert.equal(dumpFinished(bytes("ERROR: could not get idle state.\n")), true);
+    assert.equal(dumpFinished(bytes("/system/bin/sh: uiautomator: not found\n")), true);
+    assert.equal(dumpFinished(new Uint8Array()), false);
+  },
+});
+
+Deno.test({
+  name:
+    "a phone that refuses /dev/tty is learned once: its later reads, with or without the window state, go to a file",
+  permissions: "none",
+  async fn() {
+    const adb = fakeAdb([
+      [/exec-out .*uiautomator dump \/dev\/tty$/, exited(0, "UI hierchary dumped to: /dev/tty\n")],
+      [/shell .*uiautomator dump '\/data\/local\/tmp\/phone-eye-/, exited(0, XML)],
+    ]);
+    const device = createDevice({ run: adb.run, serial: "R58N", timeoutMs: 1000 });
+    const screens = createScreens();
+    const screen = screens.of(device);
+    assert.equal(screens.of(device), screen, "one PhoneScreen per Device");
+    assert.equal(screen.dumpsToTty, true);
+
+    const first = await readDump(screen, { action: "read the UI tree" });
+    assert.ok(first.dump.ok);
+    assert.equal(screen.dumpsToTty, false);
+    const state = await readDump(screen, { action: "read the screen", windowState: true });
+    assert.ok(state.dump.ok);
+    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(2, 4).join(" ")), [
+      "exec-out uiautomator",
+      "shell uiautomator",
+      "shell dumpsys",
+    ]);
+
+    // Another phone of the same server has learned nothing.
+    const other = createDevice({ run: adb.run, serial: "R58M", timeoutMs: 1000 });
+    assert.equal(screens.of(other).dumpsToTty, true);
+  },
+});
+
+Deno.test({
+  name: "the screen before an action is the last one read, taken once and only while recent",
+  permissions: "none",
+  fn() {
+    const device = createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 });
+    const screen = createScreens().of(device);
+    const seen = screen.remember({ elements: [], at: 1_000 });
+    assert.deepEqual(seen, { elements: [], focus: undefined, keyboard: undefined, at: 1_000 });
+    assert.equal(screen.takeBefore(1_000 + BEFORE_MAX_AGE_MS), seen);
+    assert.equal(screen.takeBefore(1_000), undefined, "taken, not copied");
+    screen.remember({ elements: [], at: 1_000, focus: "a/.B", keyboard: true });
+    assert.equal(screen.takeBefore(1_001 + BEFORE_MAX_AGE_MS), undefined, "too old");
+    screen.remember({ elements: [], at: 5_000 });
+    screen.forget();
+    assert.equal(screen.takeBefore(5_000), undefined);
+  },
+});
