@@ -52,7 +52,7 @@ const KEYWORDS = ["at", "coordinates", "coordinate", "coords", "position", "poin
 
 // JavaScript's \s: ASCII whitespace, NBSP, the Unicode space separators, line/paragraph separators
 // and the BOM.
-function isSpace(c: number): boolean {
+function isWhiteSpace(c: number): boolean {
   return (c >= 9 && c <= 13) || c === 32 || c === 0xa0 || c === 0x1680 ||
     (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f ||
     c === 0x205f || c === 0x3000 || c === 0xfeff;
@@ -71,124 +71,171 @@ interface Found {
   values: string[];
 }
 
-function* findCoordinates(text: string): Generator<Found> {
-  const length = text.length;
-  // -1 outside the text, so no test passes there and every code stays a small integer for the JIT.
-  const at = (i: number) => (i >= 0 && i < length ? text.charCodeAt(i) : -1);
-  const spaces = (i: number) => {
-    while (isSpace(at(i))) i++;
-    return i;
-  };
-  /** Case-insensitive ASCII `word` at i. */
-  const word = (i: number, w: string) => {
-    for (let k = 0; k < w.length; k++) if ((at(i + k) | 0x20) !== w.charCodeAt(k)) return false;
-    return true;
-  };
-  // Where the numbers of the current try start and end: at most four, so no array grows.
-  const bounds = new Int32Array(8);
-  let found = 0;
-  /** NUM at i: its end, with the number noted in `bounds`; -1 when there is none. */
-  const num = (i: number) => {
-    let j = at(i) === 45 ? i + 1 : i; // -
-    if (!isDigit(at(j))) return -1;
-    while (isDigit(at(j))) j++;
-    if (at(j) === 46 && isDigit(at(j + 1))) { // .
-      j += 2;
-      while (isDigit(at(j))) j++;
-    }
-    bounds[found * 2] = i;
-    bounds[found * 2 + 1] = j;
-    found++;
-    return j;
-  };
-  /** PX at i: past "px" when only spaces come before it, else i. */
-  const px = (i: number) => {
-    const j = spaces(i);
-    return word(j, "px") ? j + 2 : i;
-  };
-  /** SEP at i: past the comma and the spaces after it; -1 without a comma. */
-  const sep = (i: number) => {
-    const j = spaces(i);
-    return at(j) === 44 ? spaces(j + 1) : -1;
-  };
-  /** `count` numbers joined by SEP, each followed by PX when `units`; the end or -1. */
-  const numbers = (i: number, count: number, units: boolean) => {
-    let j = i;
-    for (let n = 0; n < count; n++) {
-      if (n > 0 && (j = sep(j)) < 0) return -1;
-      if ((j = num(j)) < 0) return -1;
-      if (units) j = px(j);
-    }
-    return j;
-  };
-  /** What may follow a bare pair: not a digit, ".digit" or a letter. */
-  const endsBare = (i: number) =>
-    !isDigit(at(i)) && !(at(i) === 46 && isDigit(at(i + 1))) && !isLetter(at(i));
+/**
+ * The coordinate forms in a vision answer, read left to right in one pass: each `find…` method
+ * tries one form at a position and returns where it ends (or -1), noting the numbers it read in
+ * `bounds`. A class so that state is two private fields, not a closure's captured variables; the
+ * hand-written scan (not a regex) pays its way in bench/fusion_bench.ts.
+ */
+class CoordinateScanner {
+  readonly #text: string;
+  readonly #length: number;
+  /** Where the numbers of the current try start and end: at most four, so no array grows. */
+  readonly #bounds = new Int32Array(8);
+  /** How many numbers the current try has read. */
+  #found = 0;
 
-  // Each form starts from no numbers: a failed try may have read some.
-  const boxPairs = (i: number) => {
-    found = 0;
-    if (at(i) !== 91) return -1;
-    let j = numbers(spaces(i + 1), 2, false);
-    if (j < 0 || at(j = spaces(j)) !== 93 || at(j = spaces(j + 1)) !== 91) return -1;
-    j = numbers(spaces(j + 1), 2, false);
-    return j >= 0 && at(j = spaces(j)) === 93 ? j + 1 : -1;
-  };
-  const bracketed = (i: number, count: number, units: boolean) => {
-    found = 0;
-    let j = numbers(spaces(i + 1), count, units);
-    return j >= 0 && isClose(at(j = spaces(j))) ? j + 1 : -1;
-  };
-  const xThenY = (i: number) => {
-    found = 0;
-    if ((at(i) | 0x20) !== 120) return -1; // x, after a \b the caller checked
-    let j = spaces(i + 1);
-    if (at(j) !== 61 && at(j) !== 58) return -1; // = :
-    if ((j = num(spaces(j + 1))) < 0) return -1;
-    j = px(j);
-    const k = spaces(j);
-    j = spaces(at(k) === 44 || at(k) === 59 ? k + 1 : k); // , ;
-    if (word(j, "and") && isSpace(at(j + 3))) j = spaces(j + 3);
-    if ((at(j) | 0x20) !== 121) return -1; // y
-    j = spaces(j + 1);
-    if (at(j) !== 61 && at(j) !== 58) return -1;
-    if ((j = num(spaces(j + 1))) < 0) return -1;
-    return px(j);
-  };
-  const barePair = (i: number) => {
-    for (const keyword of KEYWORDS) {
-      found = 0;
-      if (!word(i, keyword)) continue;
-      let j = spaces(i + keyword.length);
-      if (at(j) === 58) j = spaces(j + 1); // :
-      if ((j = numbers(j, 2, false)) < 0) continue;
-      // PX is greedy, but when the text after "px" fails the check, the regex gave it back.
-      const withPx = px(j);
-      if (withPx !== j && endsBare(withPx)) return withPx;
-      if (endsBare(j)) return j;
+  constructor(text: string) {
+    this.#text = text;
+    this.#length = text.length;
+  }
+
+  *matches(): Generator<Found> {
+    for (let i = 0; i < this.#length;) {
+      const end = this.#formAt(i);
+      if (end < 0) {
+        i++;
+        continue;
+      }
+      const values: string[] = [];
+      for (let n = 0; n < this.#found; n++) {
+        values.push(this.#text.slice(this.#bounds[n * 2], this.#bounds[n * 2 + 1]));
+      }
+      yield { start: i, end, values };
+      i = end;
+    }
+  }
+
+  /** The end of the first form that matches at i, or -1. */
+  #formAt(i: number): number {
+    const c = this.#at(i);
+    if (c === 40 || c === 91) {
+      let end = this.#boxPairs(i);
+      if (end < 0) end = this.#bracketed(i, 4, false);
+      if (end < 0) end = this.#bracketed(i, 2, true);
+      return end;
+    }
+    if (STARTS.has(c | 0x20) && !isWordChar(this.#at(i - 1))) {
+      const end = this.#xThenY(i);
+      return end >= 0 ? end : this.#barePair(i);
     }
     return -1;
-  };
+  }
 
-  for (let i = 0; i < length;) {
-    const c = at(i);
-    let end = -1;
-    if (c === 40 || c === 91) {
-      end = boxPairs(i);
-      if (end < 0) end = bracketed(i, 4, false);
-      if (end < 0) end = bracketed(i, 2, true);
-    } else if (STARTS.has(c | 0x20) && !isWordChar(at(i - 1))) {
-      end = xThenY(i);
-      if (end < 0) end = barePair(i);
+  /** -1 outside the text, so no test passes there and every code stays a small integer. */
+  #at(i: number): number {
+    return i >= 0 && i < this.#length ? this.#text.charCodeAt(i) : -1;
+  }
+
+  #spaces(i: number): number {
+    while (isWhiteSpace(this.#at(i))) i++;
+    return i;
+  }
+
+  /** Case-insensitive ASCII `w` at i. */
+  #word(i: number, w: string): boolean {
+    for (let k = 0; k < w.length; k++) {
+      if ((this.#at(i + k) | 0x20) !== w.charCodeAt(k)) return false;
     }
-    if (end < 0) {
-      i++;
-      continue;
+    return true;
+  }
+
+  /** NUM at i: its end, with the number noted in `bounds`; -1 when there is none. */
+  #num(i: number): number {
+    let j = this.#at(i) === 45 ? i + 1 : i; // -
+    if (!isDigit(this.#at(j))) return -1;
+    while (isDigit(this.#at(j))) j++;
+    if (this.#at(j) === 46 && isDigit(this.#at(j + 1))) { // .
+      j += 2;
+      while (isDigit(this.#at(j))) j++;
     }
-    const values: string[] = [];
-    for (let n = 0; n < found; n++) values.push(text.slice(bounds[n * 2], bounds[n * 2 + 1]));
-    yield { start: i, end, values };
-    i = end;
+    this.#bounds[this.#found * 2] = i;
+    this.#bounds[this.#found * 2 + 1] = j;
+    this.#found++;
+    return j;
+  }
+
+  /** PX at i: past "px" when only spaces come before it, else i. */
+  #px(i: number): number {
+    const j = this.#spaces(i);
+    return this.#word(j, "px") ? j + 2 : i;
+  }
+
+  /** SEP at i: past the comma and the spaces after it; -1 without a comma. */
+  #sep(i: number): number {
+    const j = this.#spaces(i);
+    return this.#at(j) === 44 ? this.#spaces(j + 1) : -1;
+  }
+
+  /** `count` numbers joined by SEP, each followed by PX when `units`; the end or -1. */
+  #numbers(i: number, count: number, units: boolean): number {
+    let j = i;
+    for (let n = 0; n < count; n++) {
+      if (n > 0 && (j = this.#sep(j)) < 0) return -1;
+      if ((j = this.#num(j)) < 0) return -1;
+      if (units) j = this.#px(j);
+    }
+    return j;
+  }
+
+  /** What may follow a bare pair: not a digit, ".digit" or a letter. */
+  #endsBare(i: number): boolean {
+    const c = this.#at(i);
+    return !isDigit(c) && !(c === 46 && isDigit(this.#at(i + 1))) && !isLetter(c);
+  }
+
+  // Each form starts from no numbers: a failed try may have read some.
+
+  /** "[x1,y1][x2,y2]". */
+  #boxPairs(i: number): number {
+    this.#found = 0;
+    if (this.#at(i) !== 91) return -1;
+    let j = this.#numbers(this.#spaces(i + 1), 2, false);
+    if (j < 0 || this.#at(j = this.#spaces(j)) !== 93) return -1;
+    if (this.#at(j = this.#spaces(j + 1)) !== 91) return -1;
+    j = this.#numbers(this.#spaces(j + 1), 2, false);
+    return j >= 0 && this.#at(j = this.#spaces(j)) === 93 ? j + 1 : -1;
+  }
+
+  /** "(x, y)", "[x, y]", "(x1, y1, x2, y2)". */
+  #bracketed(i: number, count: number, units: boolean): number {
+    this.#found = 0;
+    let j = this.#numbers(this.#spaces(i + 1), count, units);
+    return j >= 0 && isClose(this.#at(j = this.#spaces(j))) ? j + 1 : -1;
+  }
+
+  /** "x=540, y=1200", "x: 540 and y: 1200". */
+  #xThenY(i: number): number {
+    this.#found = 0;
+    if ((this.#at(i) | 0x20) !== 120) return -1; // x, after a \b the caller checked
+    let j = this.#spaces(i + 1);
+    if (this.#at(j) !== 61 && this.#at(j) !== 58) return -1; // = :
+    if ((j = this.#num(this.#spaces(j + 1))) < 0) return -1;
+    j = this.#px(j);
+    const k = this.#spaces(j);
+    j = this.#spaces(this.#at(k) === 44 || this.#at(k) === 59 ? k + 1 : k); // , ;
+    if (this.#word(j, "and") && isWhiteSpace(this.#at(j + 3))) j = this.#spaces(j + 3);
+    if ((this.#at(j) | 0x20) !== 121) return -1; // y
+    j = this.#spaces(j + 1);
+    if (this.#at(j) !== 61 && this.#at(j) !== 58) return -1;
+    if ((j = this.#num(this.#spaces(j + 1))) < 0) return -1;
+    return this.#px(j);
+  }
+
+  /** "at 540, 1200", "tap: 540,1200" and the other keywords. */
+  #barePair(i: number): number {
+    for (const keyword of KEYWORDS) {
+      this.#found = 0;
+      if (!this.#word(i, keyword)) continue;
+      let j = this.#spaces(i + keyword.length);
+      if (this.#at(j) === 58) j = this.#spaces(j + 1); // :
+      if ((j = this.#numbers(j, 2, false)) < 0) continue;
+      // PX is greedy, but when the text after "px" fails the check, the regex gave it back.
+      const withPx = this.#px(j);
+      if (withPx !== j && this.#endsBare(withPx)) return withPx;
+      if (this.#endsBare(j)) return j;
+    }
+    return -1;
   }
 }
 
@@ -207,7 +254,7 @@ export function extractPoints(
   const text = truncate(visionText, maxChars, "");
   const points: Point[] = [];
   const seen = new Set<string>();
-  for (const m of findCoordinates(text)) {
+  for (const m of new CoordinateScanner(text).matches()) {
     // Fractions such as (0.42, 0.61) are normalized coordinates, not device pixels.
     if (m.values.every((v) => v.includes(".") && Math.abs(Number(v)) <= 1)) continue;
     const [a = NaN, b = NaN, c, d] = m.values.map(Number);

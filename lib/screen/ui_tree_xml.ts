@@ -54,7 +54,8 @@ interface StartTag {
   end: number;
 }
 
-function isSpace(c: number): boolean {
+/** XML's white space (the S production): space, tab, CR and LF only. */
+function isXmlSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
@@ -65,14 +66,14 @@ function scanStartTag(xml: string, lt: number): StartTag {
   let i = lt + 1;
   while (i < n) {
     const c = xml.charCodeAt(i);
-    if (isSpace(c) || c === 0x2f || c === 0x3e) break;
+    if (isXmlSpace(c) || c === 0x2f || c === 0x3e) break;
     i++;
   }
   const name = xml.slice(lt + 1, i);
   const attributes = new Map<string, string>();
   while (i < n) {
     let c = xml.charCodeAt(i);
-    if (isSpace(c)) {
+    if (isXmlSpace(c)) {
       i++;
       continue;
     }
@@ -84,17 +85,17 @@ function scanStartTag(xml: string, lt: number): StartTag {
     const nameStart = i;
     while (i < n) {
       c = xml.charCodeAt(i);
-      if (c === 0x3d || isSpace(c) || c === 0x3e || c === 0x2f || c === 0x3c) break;
+      if (c === 0x3d || isXmlSpace(c) || c === 0x3e || c === 0x2f || c === 0x3c) break;
       i++;
     }
     const attr = xml.slice(nameStart, i);
-    while (i < n && isSpace(xml.charCodeAt(i))) i++;
+    while (i < n && isXmlSpace(xml.charCodeAt(i))) i++;
     if (xml.charCodeAt(i) !== 0x3d /* = */) {
       if (i === nameStart) i++; // a stray "/" or similar: step over it
       continue;
     }
     i++;
-    while (i < n && isSpace(xml.charCodeAt(i))) i++;
+    while (i < n && isXmlSpace(xml.charCodeAt(i))) i++;
     const quote = xml.charCodeAt(i);
     if (quote === 0x22 || quote === 0x27) {
       const close = xml.indexOf(quote === 0x22 ? '"' : "'", i + 1);
@@ -103,7 +104,7 @@ function scanStartTag(xml: string, lt: number): StartTag {
       i = close + 1;
     } else {
       const valueStart = i;
-      while (i < n && !isSpace(xml.charCodeAt(i)) && xml.charCodeAt(i) !== 0x3e) i++;
+      while (i < n && !isXmlSpace(xml.charCodeAt(i)) && xml.charCodeAt(i) !== 0x3e) i++;
       attributes.set(attr, decodeEntities(xml.slice(valueStart, i)));
     }
   }
