@@ -52,6 +52,12 @@ interface Session {
 
 /** How long close() lets the server acknowledge the end of the session before hanging up anyway. */
 const CLOSE_GRACE_MS = 1_000;
+/**
+ * The SDK arms a timer of its own on every request (60 s unless told). The bounds that end a call
+ * or a handshake run on the injected clock, so a test can move them; the SDK's timer is set this
+ * far past them, a backstop that fires only if the clock's bound never did.
+ */
+const SDK_BACKSTOP_MS = 60_000;
 /** Tool text is the model's message to the agent; keep a runaway error text from flooding it. */
 const MAX_TOOL_ERROR_CHARS = 1_000;
 
@@ -102,11 +108,17 @@ export function createMcpVision(
     return s;
   }
 
-  /** Runs on its own timeout, not a caller's signal: concurrent calls share it, so one caller's abort must not end it. */
+  /** Runs on its own bound, not a caller's signal: concurrent calls share it, so one caller's abort must not end it. */
   async function handshake(s: Session): Promise<Client> {
+    const bound = new AbortController();
+    const cancelBound = clock.setTimer(config.timeoutMs, () => {
+      bound.abort(
+        new SdkError(SdkErrorCode.RequestTimeout, `handshake exceeded ${config.timeoutMs} ms`),
+      );
+    });
     try {
-      const options = { timeout: config.timeoutMs };
-      await s.client.connect(s.transport, options);
+      const options = { signal: bound.signal, timeout: config.timeoutMs + SDK_BACKSTOP_MS };
+      await untilAborted(s.client.connect(s.transport, options), bound.signal);
       // listTools() prints to stdout (our MCP channel) when the server has no tools capability.
       const tools: ListToolsResult["tools"] = s.client.getServerCapabilities()?.tools
         ? (await s.client.listTools(undefined, options)).tools
@@ -122,8 +134,13 @@ export function createMcpVision(
         );
       }
     } catch (err) {
+      // The version probe inside connect() takes no signal and runs before the client owns the
+      // transport: past the bound, closing the transport is what ends the probe's request.
+      if (bound.signal.aborted) void s.transport.close().catch(() => {});
       hangUp(s, "stale");
       throw s.tooLarge ?? err;
+    } finally {
+      cancelBound();
     }
     return s.client;
   }
@@ -156,7 +173,7 @@ export function createMcpVision(
   async function callOnce(client: Client, image: string, prompt: string, deadline: Deadline) {
     const result = await client.callTool(
       { name: tool, arguments: { image, prompt } },
-      { signal: deadline.signal, timeout: deadline.remainingMs() },
+      { signal: deadline.signal, timeout: deadline.remainingMs() + SDK_BACKSTOP_MS },
     );
     const text = (Array.isArray(result.content) ? result.content : [])
       .map((part) => part.type === "text" ? part.text : "")
@@ -332,7 +349,7 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** The SDK's own timer (set to the deadline's remaining time) may fire a moment before the deadline's. */
+/** How the handshake's bound, and the SDK's backstop timer, reject. */
 function isRequestTimeout(err: unknown): boolean {
   return err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout;
 }
