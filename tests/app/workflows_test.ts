@@ -9,8 +9,8 @@ import { EXPECTED_TOOLS, toolListProblems } from "../../scripts/smoke.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const WORKFLOWS = {
-  ci: join(ROOT, ".github/workflows/ci.yml"),
-  release: join(ROOT, ".github/workflows/release.yml"),
+  ci: ".github/workflows/ci.yml",
+  release: ".github/workflows/release.yml",
 };
 
 const TARGETS: Record<string, string> = {
@@ -21,135 +21,41 @@ const TARGETS: Record<string, string> = {
   "x86_64-pc-windows-msvc": "windows-latest",
 };
 
-// ---- a reader for the block-style YAML GitHub workflows use ----
-// No YAML parser is among the dependencies, and JSR's @std/yaml is out of reach. This reader
-// throws on anything it does not handle (anchors, flow mappings, tags) instead of guessing.
+// ---- the workflows as the `yaml` package reads them ----
+// dev/yaml_json.ts parses them (failsafe schema: every scalar the string written) in dev/, the
+// Deno project that keeps test-only packages out of the server's lockfile; actionlint checks the
+// same files for what GitHub would reject (tests/long/workflows_lint_test.ts).
 
-type Yaml = string | null | Yaml[] | { [key: string]: Yaml };
-
-function parseYaml(source: string): Yaml {
-  const lines = source.split(/\r?\n/);
-  let i = 0;
-  const fail = (why: string): never => {
-    throw new Error(`YAML line ${i + 1}: ${why}`);
-  };
-  const current = (): { indent: number; text: string } | undefined => {
-    for (; i < lines.length; i++) {
-      const line = lines[i] ?? "";
-      if (line.includes("\t")) fail("tab in indentation");
-      const text = stripComment(line.trim());
-      if (text === "") continue;
-      if (text === "---" || text === "...") fail("document markers are not handled");
-      return { indent: line.length - line.trimStart().length, text };
-    }
-    return undefined;
-  };
-  const isItem = (text: string) => text === "-" || text.startsWith("- ");
-
-  const parseValue = (rest: string, indent: number): Yaml => {
-    if (/^[|>][-+]?$/.test(rest)) {
-      const body: string[] = [];
-      for (; i < lines.length; i++) {
-        const line = lines[i] ?? "";
-        if (line.trim() !== "" && line.length - line.trimStart().length <= indent) break;
-        body.push(line);
-      }
-      const margin = Math.min(
-        ...body.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length),
-      );
-      return body.map((l) => l.slice(margin)).join("\n").trimEnd() + "\n";
-    }
-    if (rest !== "") return scalar(rest);
-    const next = current();
-    if (next && (next.indent > indent || (next.indent === indent && isItem(next.text)))) {
-      return parseNode(next.indent);
-    }
-    return null;
-  };
-
-  const parseMap = (indent: number): Yaml => {
-    const map: Record<string, Yaml> = {};
-    for (let line = current(); line && line.indent >= indent; line = current()) {
-      if (line.indent > indent) fail("unexpected indentation");
-      if (isItem(line.text)) break;
-      const pair = splitKey(line.text) ?? fail(`expected "key: value", got ${line.text}`);
-      if (pair[0] in map) fail(`duplicate key ${pair[0]}`);
-      i++;
-      map[pair[0]] = parseValue(pair[1], indent);
-    }
-    return map;
-  };
-
-  const parseSeq = (indent: number): Yaml => {
-    const seq: Yaml[] = [];
-    for (let line = current(); line && line.indent >= indent; line = current()) {
-      if (line.indent > indent) fail("unexpected indentation");
-      if (!isItem(line.text)) break;
-      const rest = line.text.slice(1).trimStart();
-      const restIndent = indent + line.text.length - rest.length;
-      if (rest === "") {
-        i++;
-        seq.push(parseValue("", indent));
-      } else if (isItem(rest) || splitKey(rest) !== undefined) {
-        // "- key: value" opens a mapping whose keys line up with "key".
-        lines[i] = " ".repeat(restIndent) + rest;
-        seq.push(parseNode(restIndent));
-      } else {
-        i++;
-        seq.push(scalar(rest));
-      }
-    }
-    return seq;
-  };
-
-  const parseNode = (indent: number): Yaml => {
-    const line = current();
-    if (!line) return null;
-    return isItem(line.text) ? parseSeq(indent) : parseMap(indent);
-  };
-
-  const scalar = (text: string): Yaml => {
-    if (/^[&*!{]/.test(text)) fail(`unsupported YAML: ${text}`);
-    if (text.startsWith('"')) return JSON.parse(text) as string;
-    if (text.startsWith("'")) return text.slice(1, -1).replaceAll("''", "'");
-    if (text.startsWith("[")) {
-      if (!text.endsWith("]")) fail(`unterminated flow sequence: ${text}`);
-      const inner = text.slice(1, -1).trim();
-      return inner === "" ? [] : inner.split(",").map((item) => scalar(item.trim()));
-    }
-    return text;
-  };
-
-  const root = parseNode(0);
-  if (current() !== undefined) fail("content after the document");
-  return root;
-}
-
-function stripComment(text: string): string {
-  let quote: string | undefined;
-  for (let k = 0; k < text.length; k++) {
-    const ch = text[k];
-    if (quote) {
-      if (ch === quote) quote = undefined;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-    } else if (ch === "#" && (k === 0 || text[k - 1] === " ")) {
-      return text.slice(0, k).trimEnd();
-    }
-  }
-  return text;
-}
-
-function splitKey(text: string): [string, string] | undefined {
-  const match = /^([A-Za-z0-9_][\w.-]*|"[^"]*"|'[^']*'):(?:\s+(.*))?$/.exec(text);
-  if (!match) return undefined;
-  const key = match[1] ?? "";
-  return [/^["']/.test(key) ? key.slice(1, -1) : key, (match[2] ?? "").trim()];
-}
-
-// ---- helpers over the parsed workflows ----
-
+type Yaml = string | Yaml[] | { [key: string]: Yaml };
 type YamlMap = { [key: string]: Yaml };
+
+/** Both workflows, parsed once by one child process on first use. */
+const parsedWorkflows = once(async (): Promise<Record<string, Yaml>> => {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-q",
+      "--check",
+      "-P",
+      "--no-prompt",
+      "--config",
+      "dev/deno.json",
+      "dev/yaml_json.ts",
+      ...Object.values(WORKFLOWS),
+    ],
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const decoder = new TextDecoder();
+  assert.equal(code, 0, `dev/yaml_json.ts failed:\n${decoder.decode(stderr)}`);
+  return JSON.parse(decoder.decode(stdout));
+});
+
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => made ??= make();
+}
 
 function map(value: Yaml | undefined, what: string): YamlMap {
   assert.ok(value && typeof value === "object" && !Array.isArray(value), `${what} is not a map`);
@@ -162,8 +68,8 @@ function seq(value: Yaml | undefined, what: string): Yaml[] {
 }
 
 async function readWorkflow(path: string) {
-  const source = await Deno.readTextFile(path);
-  return { source, doc: map(parseYaml(source), path) };
+  const source = await Deno.readTextFile(join(ROOT, path));
+  return { source, doc: map((await parsedWorkflows())[path], path) };
 }
 
 function jobs(doc: YamlMap): [string, YamlMap][] {
@@ -188,7 +94,7 @@ Deno.test("every action is pinned to a full commit SHA with its version in a com
       steps(job, id).flatMap((step) => typeof step["uses"] === "string" ? [step["uses"]] : [])
     );
     const lines = source.split("\n").filter((line) => /^\s*(-\s+)?uses:/.test(line));
-    assert.equal(lines.length, parsed.length, `${path}: a uses: the reader did not see`);
+    assert.equal(lines.length, parsed.length, `${path}: a uses: the parser did not see`);
     assert.ok(parsed.length > 0);
     for (const line of lines) {
       const match =

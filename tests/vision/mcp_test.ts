@@ -1,11 +1,13 @@
 // Tests for the MCP vision route: the SDK client against a real SDK server on 127.0.0.1.
 import { deepEqual, match, ok } from "node:assert/strict";
 import type { VisionConfig } from "../../lib/config/config.ts";
+import type { Clock } from "../../lib/core/clock.ts";
 import type { Vision, VisionImage } from "../../lib/vision/route.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 import { startMcpVisionServer } from "../fixtures/mcp_vision_server.ts";
 import { type FloodSpec, startOpenAiServer } from "../fixtures/openai_server.ts";
 import { jpg, png } from "../fixtures/vision_images.ts";
+import { FakeClock } from "../helpers/fake_clock.ts";
 import { assertHungUp, rejectsWith } from "../helpers/vision_errors.ts";
 import { waitFor } from "../helpers/wait_for.ts";
 
@@ -19,14 +21,18 @@ function tokenForms(): string[] {
   return [TOKEN, encodeURIComponent(TOKEN), TOKEN_PART];
 }
 
-function mcp(url: string, extra: { tool?: string; timeoutMs?: number } = {}): Vision {
+/** The MCP route; with `clock`, its deadlines move only when the test advances that clock. */
+function mcp(
+  url: string,
+  extra: { tool?: string; timeoutMs?: number; clock?: Clock } = {},
+): Vision {
   const config: VisionConfig = {
     route: "mcp",
     url,
     tool: extra.tool ?? "describe_image",
     timeoutMs: extra.timeoutMs ?? 5_000,
   };
-  return createVision(config, { fetch });
+  return createVision(config, { fetch, ...(extra.clock ? { clock: extra.clock } : {}) });
 }
 
 Deno.test("mcp vision calls describe_image with the image as a data URL and returns its text", async () => {
@@ -162,13 +168,17 @@ Deno.test("mcp vision turns an isError tool result into TOOL_ERROR carrying the 
 
 Deno.test("mcp vision times out a slow tool, names the limit, and reconnects for the next look", async () => {
   const server = startMcpVisionServer({ delayMs: 10_000 });
-  const vision = mcp(server.url, { timeoutMs: 300 });
+  const clock = new FakeClock();
+  const vision = mcp(server.url, { timeoutMs: 300, clock });
   try {
-    await rejectsWith(vision.describe(png(8, 8), "slow"), "TIMEOUT", [
+    const rejected = rejectsWith(vision.describe(png(8, 8), "slow"), "TIMEOUT", [
       "300 ms",
       "PHONE_EYE_VISION_TIMEOUT_MS",
       `127.0.0.1:${server.port}`,
     ]);
+    await waitFor(() => server.calls.length > 0, "the call to reach the server");
+    await clock.advance(300);
+    await rejected;
     server.set({ delayMs: undefined });
     match(await vision.describe(png(8, 8), "fast"), /Send button/);
     // The timed-out answer could still be streaming in: phone-eye hung up on that session.
@@ -176,6 +186,45 @@ Deno.test("mcp vision times out a slow tool, names the limit, and reconnects for
   } finally {
     await vision.close();
     await server.close();
+  }
+});
+
+Deno.test("mcp vision bounds the handshake on its clock and ends the request a silent server holds", async () => {
+  // Takes each request and never answers it: the server/discover probe is the first, and stays open.
+  const held: Request[] = [];
+  const quit = new AbortController();
+  const silent = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: quit.signal, onListen: () => {} },
+    (req) => {
+      held.push(req);
+      return new Promise<Response>((resolve) => {
+        quit.signal.addEventListener("abort", () => resolve(new Response(null, { status: 503 })));
+      });
+    },
+  );
+  const signals: AbortSignal[] = [];
+  const watched: typeof fetch = (input, init) => {
+    if (init?.signal) signals.push(init.signal);
+    return fetch(input, init);
+  };
+  const clock = new FakeClock();
+  const url = `http://127.0.0.1:${silent.addr.port}/mcp`;
+  const vision = createVision({ route: "mcp", url, tool: "describe_image", timeoutMs: 300 }, {
+    fetch: watched,
+    clock,
+  });
+  try {
+    const rejected = rejectsWith(vision.describe(png(8, 8), "q"), "TIMEOUT", ["300 ms"]);
+    await waitFor(() => held.length > 0, "the handshake to reach the server");
+    await clock.advance(300);
+    await rejected;
+    deepEqual(held.length, 1, "no second handshake, no call");
+    ok(signals.length > 0, "the probe's fetch carries a signal");
+    deepEqual(signals.map((s) => s.aborted), signals.map(() => true), "the probe was hung up on");
+  } finally {
+    await vision.close();
+    quit.abort();
+    await silent.finished;
   }
 });
 
@@ -295,9 +344,13 @@ Deno.test("mcp vision also speaks to a 2026-07-28-only server, which has no sess
 
 Deno.test("mcp vision times out on a 2026-07-28-only server and then carries on", async () => {
   const server = startMcpVisionServer({ protocol: "modern", delayMs: 10_000 });
-  const vision = mcp(server.url, { timeoutMs: 200 });
+  const clock = new FakeClock();
+  const vision = mcp(server.url, { timeoutMs: 200, clock });
   try {
-    await rejectsWith(vision.describe(png(8, 8), "slow"), "TIMEOUT", ["200 ms"]);
+    const rejected = rejectsWith(vision.describe(png(8, 8), "slow"), "TIMEOUT", ["200 ms"]);
+    await waitFor(() => server.calls.length > 0, "the call to reach the server");
+    await clock.advance(200);
+    await rejected;
     server.set({ delayMs: undefined });
     match(await vision.describe(png(8, 8), "fast"), /Send button/);
   } finally {
@@ -369,9 +422,14 @@ Deno.test("mcp vision stops reading an answer still streaming at the timeout, on
         paceMs: 10,
       },
     });
-    const vision = mcp(server.url, { timeoutMs: 300 });
+    const clock = new FakeClock();
+    const vision = mcp(server.url, { timeoutMs: 300, clock });
     try {
-      await rejectsWith(vision.describe(png(8, 8), "q"), "TIMEOUT", ["300 ms"]);
+      // The deadline comes once the answer is flowing, as it would for a slow, endless one.
+      const rejected = rejectsWith(vision.describe(png(8, 8), "q"), "TIMEOUT", ["300 ms"]);
+      await waitFor(() => (server.floods[0]?.sent ?? 0) >= 64 * 1024, "the answer to be flowing");
+      await clock.advance(300);
+      await rejected;
       const flood = server.floods[0];
       await assertHungUp(flood, (flood?.sent ?? 0) + MiB);
       server.set({ flood: undefined });
@@ -384,13 +442,15 @@ Deno.test("mcp vision stops reading an answer still streaming at the timeout, on
 });
 
 Deno.test("mcp vision: one call's abort does not fail another call on the same session", async () => {
-  const server = startMcpVisionServer({ delayMs: 300, answer: (c) => `seen ${c.prompt}` });
+  const server = startMcpVisionServer({ delayMs: 10_000, answer: (c) => `seen ${c.prompt}` });
   const vision = mcp(server.url);
   const controller = new AbortController();
   try {
     const cancelled = vision.describe(png(8, 8), "cancelled", controller.signal);
     const kept = vision.describe(png(8, 8), "kept");
     await waitFor(() => server.calls.length === 2, "both calls to reach the server");
+    // Both are held on the server until the abort; a call arriving after it is answered at once.
+    server.set({ delayMs: undefined });
     controller.abort();
     await rejectsWith(cancelled, "ABORTED", ["cancelled"]);
     // The hang-up cut "kept" off too; it is sent again on a fresh session.
