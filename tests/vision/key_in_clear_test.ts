@@ -5,18 +5,11 @@
 
 import assert from "node:assert/strict";
 import { permissionFlags } from "../../scripts/permissions.ts";
+import { canUnshare, sealed } from "../helpers/netns.ts";
 import { denoDir, productionSet, startFlags } from "../helpers/phone_eye.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 const KEY = `sk-proj-${"Zq7".repeat(20)}`;
-
-/** `unshare -n` needs root (or user namespaces); where it cannot run, the test says so and is skipped. */
-const canUnshare = await new Deno.Command("unshare", {
-  args: ["-n", "sh", "-c", "ip link set lo up"],
-  stdin: "null",
-  stdout: "null",
-  stderr: "null",
-}).output().then((o) => o.success, () => false);
 
 interface Outcome {
   name: string;
@@ -57,23 +50,18 @@ Deno.test({
       ],
     };
     try {
-      const out = await new Deno.Command("unshare", {
-        args: [
-          "-n",
-          "sh",
-          "-c",
-          'ip link set lo up && ip addr add 192.168.77.7/32 dev lo && exec "$@"',
-          "sh",
-          Deno.execPath(),
-          "run",
-          "--no-prompt",
-          "--allow-net=192.168.77.7",
-          "--allow-run",
-          "--allow-read",
-          "--allow-env",
-          `${ROOT}tests/fixtures/netns_vision_probe.ts`,
-          JSON.stringify(spec),
-        ],
+      const probe = sealed(Deno.execPath(), [
+        "run",
+        "--no-prompt",
+        "--allow-net=192.168.77.7",
+        "--allow-run",
+        "--allow-read",
+        "--allow-env",
+        `${ROOT}tests/fixtures/netns_vision_probe.ts`,
+        JSON.stringify(spec),
+      ], ["192.168.77.7"]);
+      const out = await new Deno.Command(probe.command, {
+        args: probe.args,
         env: { PATH: Deno.env.get("PATH") ?? "/usr/sbin:/usr/bin:/bin", DENO_DIR: env.DENO_DIR },
         clearEnv: true,
         stdin: "null",
