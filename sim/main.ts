@@ -25,9 +25,10 @@ const USAGE =
                      [--adb-keyboard] [--realistic]
   --port    TCP port on 127.0.0.1 (default ${DEFAULT_PORT}, the same on every start; 0 for any free
             one; 5555-5585 also appear as emulator-55xx in every adb server on this machine)
-  --realistic  app switches take ${REALISTIC_MOTION.launch} ms to draw (the UI dump then answers "could not
-            get idle state"), and Notes' "Saved" shows ${REALISTIC_MOTION.snackbarDelay} ms after Save for ${REALISTIC_MOTION.snackbar} ms
-            (default: all at once, "Saved" stays)
+  --realistic  timed as a phone: each UI dump first waits until the screen has been quiet for ${REALISTIC_MOTION.dumpIdle?.quietMs} ms
+            (the idle-state error after ${REALISTIC_MOTION.dumpIdle?.maxMs} ms of change), app switches take ${REALISTIC_MOTION.launch} ms to
+            draw, and Notes' "Saved" shows ${REALISTIC_MOTION.snackbarDelay} ms after Save for ${REALISTIC_MOTION.snackbar} ms (default: all at
+            once, dumps answer at once, "Saved" stays)
   --android the Android release its tools behave as: ${ANDROID_VERSIONS.join(", ")} (default 14)
   --legacy  no shell_v2: old-Android shell without exit codes or separate stderr
   --adb-keyboard  ADB Keyboard is installed, so phone_type can type any language`;

@@ -216,6 +216,9 @@ class Sim implements SimPhone, TransportHost {
   readonly #faults: FaultState = noFaults();
   #closed = false;
   #xmlKey = "";
+  /** What the dump showed at the last rewrite, and when that last changed (epoch ms). */
+  #shown = "";
+  #shownChangedAt = Date.now();
   /** The frame's PNG, for the screen `#pngKey` names; screen.png holds it. */
   #png: Uint8Array = EMPTY;
   #pngKey = "";
@@ -535,21 +538,35 @@ class Sim implements SimPhone, TransportHost {
    * Rewritten only when what they show changed.
    */
   async #writeScreenVars({ state: s, size, from }: Showing): Promise<void> {
-    const { launchTree } = this.#motion.settings();
-    const key = JSON.stringify([s, size, from, launchTree]);
+    const { launchTree, dumpIdle } = this.#motion.settings();
+    const key = JSON.stringify([s, size, from, launchTree, dumpIdle]);
     if (key === this.#xmlKey) return;
     const keyboardShown = from === null && hasTextFocus(s);
     const root = layout(from ?? s, size);
     const phys = this.#physical();
     const texts = dumpsysTexts({ state: s, focus: from ?? s, keyboardShown, size, physical: phys });
+    const xml = renderXml(root, { compressed: false });
+    // When what a dump would show last changed: uiautomator.sh's idle wait counts from it.
+    const shown = `${from !== null}|${xml}`;
+    if (shown !== this.#shown) {
+      this.#shown = shown;
+      this.#shownChangedAt = Date.now();
+    }
     const vars: Record<string, string> = {
-      // tools/uiautomator.sh answers the idle-state error while this says 1.
+      // tools/uiautomator.sh answers the idle-state error while this says 1 (no idle wait).
       launching: from !== null && launchTree === "idle-error" ? "1" : "0",
+      // An app switch is drawing: with an idle wait, the screen counts as changing throughout.
+      drawing: from !== null ? "1" : "0",
+      changed_ms: String(this.#shownChangedAt),
+      // "quiet max work" in ms (motion.ts dumpIdle), or empty for a dump that answers at once.
+      dump_idle: dumpIdle === null
+        ? ""
+        : `${dumpIdle.quietMs} ${dumpIdle.maxMs} ${dumpIdle.workMs}`,
       // Whether a secure window is in front (tools/screencap.sh).
       secure_window: s.secureWindow ? "1" : "0",
       // A text field has focus: ADB Keyboard listens (tools/sim_lib.sh).
       text_focus: keyboardShown ? "1" : "0",
-      xml: renderXml(root, { compressed: false }),
+      xml,
       xml_compressed: renderXml(root, { compressed: true }),
       wm_size: `Physical size: ${phys.width}x${phys.height}\n` +
         (s.overrideSize ? `Override size: ${s.overrideSize.width}x${s.overrideSize.height}\n` : ""),

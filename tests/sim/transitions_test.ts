@@ -246,6 +246,61 @@ onMotionPhone("Save: Saved appears after its held delay, stays while held, then 
   );
 });
 
+/** A dump through /dev/tty, started now; `answered` says whether it has come back yet. */
+function startDump(adb: AdbHarness, sim: SimPhone) {
+  const state = { answered: false };
+  const result = shell(adb, sim, "uiautomator dump /dev/tty").finally(() => {
+    state.answered = true;
+  });
+  return { state, result };
+}
+
+/** The phone's own idle wait, shortened so the steps stay quick; its rules are a phone's. */
+const SHORT_IDLE = { quietMs: 300, maxMs: 60_000, workMs: 0 };
+
+onMotionPhone(
+  "with the idle wait, a dump during an app switch waits for it and answers the new screen, not an error",
+  { launch: "held", dumpIdle: SHORT_IDLE },
+  async (sim, adb) => {
+    await shell(adb, sim, "am start -n com.android.settings/.Settings");
+    assert.equal(sim.screen().launching, "com.android.launcher3 -> com.android.settings");
+    const dump = startDump(adb, sim);
+    // Commands sent after the dump are answered while it still waits for the screen to settle.
+    for (let i = 0; i < 3; i++) assert.equal((await shell(adb, sim, "echo ok")).stdout, "ok\n");
+    assert.equal(dump.state.answered, false, "the dump waits while the switch draws");
+    await sim.motion.release("launch");
+    const r = await dump.result;
+    assert.equal(r.stderr, "");
+    assert.match(r.stdout, /package="com\.android\.settings"/);
+    assert.match(r.stdout, /UI hierchary dumped to: \/dev\/tty\n$/);
+  },
+);
+
+onMotionPhone(
+  "with the idle wait, a screen that keeps changing past its limit gets the idle-state error",
+  { launch: "held", dumpIdle: { quietMs: 300, maxMs: 600, workMs: 0 } },
+  async (sim, adb) => {
+    await shell(adb, sim, "am start -n com.android.settings/.Settings");
+    const r = await startDump(adb, sim).result;
+    assert.deepEqual([r.code, r.stdout, r.stderr], [0, "", "ERROR: could not get idle state.\n"]);
+    assert.equal(sim.screen().launching, "com.android.launcher3 -> com.android.settings");
+  },
+);
+
+onMotionPhone(
+  "with the idle wait, a message that appears while the dump waits is in that dump",
+  { snackbarDelay: 100, snackbar: "held", dumpIdle: SHORT_IDLE },
+  async (sim, adb, before) => {
+    await shell(adb, sim, "am start -n com.android.notes/.NotesActivity");
+    const [x, y] = centreOf(await dumpXml(adb, sim), "Save");
+    await shell(adb, sim, `input tap ${x} ${y}`);
+    // One dump right after the tap: "Saved" comes 100 ms later, within the dump's quiet wait.
+    const r = await startDump(adb, sim).result;
+    assert.match(r.stdout, /text="Saved"/);
+    assert.deepEqual(eventsSince(sim, before).map((e) => e.kind).slice(-1), ["snackbar-shown"]);
+  },
+);
+
 onMotionPhone("Save with timed motion: Saved shows and goes by itself, in that order", {
   snackbarDelay: 40,
   snackbar: 80,
