@@ -47,9 +47,7 @@ async function child(script: string, timeoutMs: number): Promise<void> {
   const t0 = performance.now();
   let said: string;
   try {
-    said = `${
-      (await device.run(screencapPngCommand(), { action: "take a screenshot" })).stdout.length
-    } bytes`;
+    said = `${(await device.run(screencapPngCommand())).stdout.length} bytes`;
   } catch (error) {
     said = `${(error as Error).name}: ${(error as Error).message.slice(0, 90)}…`;
   }

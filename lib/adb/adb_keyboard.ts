@@ -18,7 +18,6 @@ import {
   shellScript,
   syntax,
 } from "./commands.ts";
-import { characterName } from "../core/characters.ts";
 import type { Device } from "./device.ts";
 import { AdbError } from "./errors.ts";
 import { excerpt } from "../core/text.ts";
@@ -168,139 +167,108 @@ export function base64Utf8(text: string): string {
   return btoa(binary);
 }
 
-/** The refusal when the phone has no ADB Keyboard: what cannot be typed and how to install it. */
-export function noKeyboardMessage(char: string): string {
-  return `Cannot type ${JSON.stringify(char)} (${
-    characterName(char)
-  }): adb's "input text" can only type printable ASCII, and this phone has no ADB Keyboard, the input method phone-eye types other text with. Install it once: download the APK from ${ADB_KEYBOARD_RELEASES} and run "adb install ADBKeyboard.apk" (nothing to enable: phone-eye selects it for each such call and puts the current keyboard back). Meanwhile type the ASCII parts with phone_type and the rest on the on-screen keyboard (phone_tap on its keys)`;
+/** How putting the previous input method back went (phone_type words it). */
+export type Restored =
+  /**
+   * Put back: `previous` is selected again; with none before, ADB Keyboard was disabled again
+   * (`disabled`) or, never enabled by phone-eye, stays selected.
+   */
+  | { ok: true; previous: string | null; disabled: boolean }
+  /** The phone refused it: `refused` is its line. */
+  | { ok: false; previous: string | null; refused: string }
+  /** The restore's command failed: `error` says why. */
+  | { ok: false; previous: string | null; error: unknown };
+
+/** What typing through ADB Keyboard did, as data: the typing's end, then the restore's. */
+export interface KeyboardTyping {
+  /** The characters sent (code points). */
+  count: number;
+  /**
+   * The typing: sent, with whether the keyboard was listening (false: it may not have arrived),
+   * or the error it met (a refusal, a timeout, a dropped link).
+   */
+  typing: { ok: true; listening: boolean } | { ok: false; error: unknown };
+  /** Putting the previous input method back; null when nothing was changed. */
+  restored: Restored | null;
 }
 
 /**
  * Types `text` through ADB Keyboard: reads the input-method state, selects the keyboard, types,
  * and in every case (a refusal, a timeout, a dropped link) puts the previous input method back.
- * Returns the result line for the agent, or `absent` when the phone has no ADB Keyboard (nothing
- * was changed then); throws AdbError for device failures.
+ * Returns what happened, both steps as data, or `absent` when the phone has no ADB Keyboard
+ * (nothing was changed then); throws AdbError only when the state could not be read, before
+ * anything was changed.
  */
 export async function typeWithAdbKeyboard(
   device: Device,
   text: string,
-): Promise<{ typed: string } | { absent: true }> {
-  const action = "type text";
-  const stateOut = await device.run(imeStateCommand(), { action });
+): Promise<KeyboardTyping | { absent: true }> {
+  const stateOut = await device.run(imeStateCommand());
   const state = parseImeState(stateOut.text);
   if (state === null) {
-    throw new AdbError(
-      "COMMAND_FAILED",
-      `Cannot ${action}: could not read the phone's input methods ("ime list", "settings get"): ${
+    throw new AdbError("COMMAND_FAILED", {
+      what: `could not read the phone's input methods ("ime list", "settings get"): ${
         excerpt(stateOut.text)
       }`,
-    );
+    });
   }
   if (!state.installed) return { absent: true };
 
   const select = state.current !== ADB_KEYBOARD_ID;
   const enable = !state.enabled;
-  const count = [...text].length;
-  const chars = `${count} character${count === 1 ? "" : "s"}`;
-  let outcome: { error?: unknown; line?: string } = {};
+  let typing: KeyboardTyping["typing"];
   try {
-    const out = await device.run(typeWithKeyboardCommand(text, { enable, select }), { action });
-    outcome = { line: readTypingAnswer(out.text, chars, action) };
+    const out = await device.run(typeWithKeyboardCommand(text, { enable, select }));
+    typing = { ok: true, listening: readTypingAnswer(out.text) };
   } catch (error) {
-    outcome = { error };
+    typing = { ok: false, error };
   }
   // finally, by hand: the restore's own failure must be reported beside the first one, not lost.
   const restored = select || enable
     ? await restore(device, state, { selected: select, enabled: enable })
     : null;
-  if (outcome.error !== undefined) {
-    if (restored === null || restored.ok) throw outcome.error;
-    const first = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    throw new AdbError("COMMAND_FAILED", `${first}. Also: ${restored.message}`, {
-      cause: outcome.error,
-    });
-  }
-  const line = outcome.line ?? `Typed ${chars} through ADB Keyboard.`;
-  if (restored === null) return { typed: line };
-  // The typing worked; putting the keyboard back did not. Said failure first, so an agent that
-  // reads only the first words (Codex flags no error) learns something is wrong.
-  if (!restored.ok) {
-    throw new AdbError(
-      "COMMAND_FAILED",
-      `Failed to put the keyboard back after typing: ${restored.message}. ${line}`,
-    );
-  }
-  return { typed: `${line} ${restored.message}` };
+  return { count: [...text].length, typing, restored };
 }
 
-/** Reads the typing command's answer: refused switch → error; not-ready → a caveat. */
-function readTypingAnswer(text: string, chars: string, action: string): string {
+/** Reads the typing command's answer: a refusal throws; true when the keyboard was listening. */
+function readTypingAnswer(text: string): boolean {
   if (text.includes(SWITCH_REFUSED)) {
-    throw new AdbError(
-      "COMMAND_FAILED",
-      `Cannot ${action}: the phone refused to select ADB Keyboard (${
+    throw new AdbError("COMMAND_FAILED", {
+      what: `the phone refused to select ADB Keyboard (${
         imeRefusal(text) ?? excerpt(text)
       }), so nothing was typed. Check it is still installed ("adb shell ime list -a -s" lists ${ADB_KEYBOARD_ID}), then call phone_type again`,
-    );
+    });
   }
   const refused = imeRefusal(text);
   if (refused !== null) {
-    throw new AdbError(
-      "COMMAND_FAILED",
-      `Cannot ${action}: the phone refused ADB Keyboard (${refused}), so nothing was typed`,
-    );
+    throw new AdbError("COMMAND_FAILED", {
+      what: `the phone refused ADB Keyboard (${refused}), so nothing was typed`,
+    });
   }
   if (!/Broadcast completed/.test(text)) {
-    throw new AdbError(
-      "COMMAND_FAILED",
-      `Cannot ${action}: "am broadcast" did not complete: ${excerpt(text)}`,
-    );
+    throw new AdbError("COMMAND_FAILED", {
+      what: `"am broadcast" did not complete: ${excerpt(text)}`,
+    });
   }
-  if (text.includes(NOT_READY)) {
-    return `Sent ${chars} to ADB Keyboard, but it had not started listening after ${
-      READY_POLLS / 10
-    } s, so they may not have arrived: it listens only while its keyboard is up, i.e. while a text field has focus. Look at the field; if the text is missing, tap the field and call phone_type again.`;
-  }
-  return `Typed ${chars} through ADB Keyboard.`;
+  return !text.includes(NOT_READY);
 }
 
-/** Puts the previous input method back; never throws, says what happened. */
+/** Puts the previous input method back; never throws, says what happened as data. */
 async function restore(
   device: Device,
   state: ImeState,
   changed: { selected: boolean; enabled: boolean },
-): Promise<{ ok: boolean; message: string }> {
+): Promise<Restored> {
   const { selected, enabled } = changed;
   const previous = selected ? state.current : null;
-  const manual = previous === null ? "" : `; run "adb shell ime set ${previous}"`;
-  if (previous === null && !enabled) {
-    return {
-      ok: true,
-      message: "The phone had no input method selected before, so ADB Keyboard stays selected.",
-    };
-  }
+  // No input method was selected before and phone-eye enabled nothing: ADB Keyboard stays.
+  if (previous === null && !enabled) return { ok: true, previous, disabled: false };
   try {
-    const out = await device.run(restoreImeCommand({ previous, disable: enabled }), {
-      action: "put the previous keyboard back",
-    });
+    const out = await device.run(restoreImeCommand({ previous, disable: enabled }));
     const refused = imeRefusal(out.text);
-    if (refused !== null) {
-      return {
-        ok: false,
-        message: `the phone refused to put the previous input method back (${refused})${manual}`,
-      };
-    }
-    return {
-      ok: true,
-      message: previous === null
-        ? "ADB Keyboard is disabled again."
-        : `The previous keyboard (${previous}) is selected again.`,
-    };
+    if (refused !== null) return { ok: false, previous, refused };
+    return { ok: true, previous, disabled: enabled };
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return {
-      ok: false,
-      message: `could not put the previous input method back (${why})${manual}`,
-    };
+    return { ok: false, previous, error };
   }
 }

@@ -1,5 +1,6 @@
 // Classifies an adb run in one ordered function: spawn failure, timeout, adb's known texts, then
-// the exit code; and reads `adb connect`'s answer. Pure: an outcome in, its output or one AdbError.
+// the exit code; and reads `adb connect`'s answer. Pure: an outcome in, its output or one AdbError
+// stating the facts (the verb words them).
 //
 // adb's texts are cited at tag platform-tools-29.0.6 (system/core 589da1a0), the adb Debian ships.
 
@@ -13,14 +14,15 @@ import {
   unauthorizedParts,
   where,
 } from "./adb_texts.ts";
+import type { FailureFacts } from "../core/errors.ts";
 import {
   type AdbCallContext,
   AdbError,
   type AdbErrorCode,
   type AdbResult,
-  describeTrouble,
+  deviceError,
   type DeviceTrouble,
-  mayHaveHappened,
+  troubleFacts,
 } from "./errors.ts";
 import type { AdbOutcome } from "./runner.ts";
 
@@ -33,41 +35,32 @@ export function classifyAdbFailure(
   ctx: AdbCallContext,
   os: string = "linux",
 ): AdbResult {
-  if (outcome.kind === "spawn-failed") return spawnFailure(outcome.error, ctx, os);
+  if (outcome.kind === "spawn-failed") return spawnFailure(outcome.error, os);
   if (outcome.kind === "cancelled") {
-    return failed("CANCELLED", `Cannot ${ctx.action}: the client cancelled the call`);
+    return failed("CANCELLED", { what: "the client cancelled the call" });
   }
   if (outcome.kind === "exited" && outcome.code === 255 && outcome.stderr.trim() === "") {
     // adb from 2024 on exits 255, silently, when the device drops mid-command, even with half a
     // PNG on stdout (docs/android.md, the adb client); adb 29 and 34 exit 0 there, which the exit
     // marker and `complete` catch. A device command's own 255 never shows here: the exit marker's
     // echo ends every text command with status 0, and exec-out carries no status.
-    const what = `the link to the phone${where(ctx.serial)} dropped during the call`;
-    return failed(
-      "TRANSPORT",
-      ctx.acts
-        ? mayHaveHappened(ctx.action, what, connectHint(ctx.serial))
-        : `Cannot ${ctx.action}: ${what}; ${connectHint(ctx.serial)}`,
-    );
+    return failed("TRANSPORT", {
+      what: `the link to the phone${where(ctx.serial)} dropped during the call`,
+      fix: connectHint(ctx.serial),
+      uncertain: ctx.acts,
+    });
   }
   if (outcome.kind === "timeout") {
-    const fix = `the phone${
-      where(ctx.serial)
-    } may be busy, asleep or on a bad link — check it, or raise PHONE_EYE_ADB_TIMEOUT_MS`;
-    return failed(
-      "TIMEOUT",
-      ctx.acts
-        ? mayHaveHappened(
-          ctx.action,
-          `${
-            shown(ctx.command)
-          } did not finish within ${outcome.timeoutMs} ms; adb was stopped, but the command may still be running on the phone`,
-          fix,
-        )
-        : `Cannot ${ctx.action}: ${
-          shown(ctx.command)
-        } did not finish within ${outcome.timeoutMs} ms and was stopped; ${fix}`,
-    );
+    const ran = `${shown(ctx.command)} did not finish within ${outcome.timeoutMs} ms`;
+    return failed("TIMEOUT", {
+      what: ctx.acts
+        ? `${ran}; adb was stopped, but the command may still be running on the phone`
+        : `${ran} and was stopped`,
+      fix: `the phone${
+        where(ctx.serial)
+      } may be busy, asleep or on a bad link — check it, or raise PHONE_EYE_ADB_TIMEOUT_MS`,
+      uncertain: ctx.acts,
+    });
   }
   if (outcome.kind === "too-large") {
     const cap = mib(outcome.capBytes);
@@ -83,10 +76,7 @@ export function classifyAdbFailure(
     const fix = outcome.stream === "stderr"
       ? `run ${shown(ctx.command)} in a terminal to see what adb says`
       : `the phone or something between it and phone-eye is misbehaving; restart the phone and the adb server ("adb kill-server"), then try again`;
-    return failed(
-      "TOO_LARGE",
-      ctx.acts ? mayHaveHappened(ctx.action, what, fix) : `Cannot ${ctx.action}: ${what}; ${fix}`,
-    );
+    return failed("TOO_LARGE", { what, fix, uncertain: ctx.acts });
   }
   return classifyExitStatus(outcome.code, outcome, ctx);
 }
@@ -96,38 +86,36 @@ export function classifyAdbFailure(
  * NotCapable is Deno's sandbox refusing the run; anything else (the file is not executable, an
  * argument the OS refused) is named, never guessed at.
  */
-function spawnFailure(error: Error, ctx: AdbCallContext, os: string): AdbResult {
+function spawnFailure(error: Error, os: string): AdbResult {
   switch (error.name) {
     case "NotFound":
-      return failed(
-        "ADB_NOT_FOUND",
-        `Cannot ${ctx.action}: adb was not found on PATH; ${
+      return failed("ADB_NOT_FOUND", {
+        what: "adb was not found on PATH",
+        fix: `${
           installHint(os)
         }, make sure "adb version" works in a terminal, then restart phone-eye (adb must be on PATH when it starts)`,
-        error,
-      );
+      }, error);
     case "NotCapable":
-      return failed(
-        "ADB_NOT_PERMITTED",
-        `Cannot ${ctx.action}: this phone-eye build may only run the adb found on PATH at start-up, and that was refused; make sure adb is on PATH before starting phone-eye, then restart it`,
-        error,
-      );
+      return failed("ADB_NOT_PERMITTED", {
+        what:
+          "this phone-eye build may only run the adb found on PATH at start-up, and that was refused",
+        fix: "make sure adb is on PATH before starting phone-eye, then restart it",
+      }, error);
     case "PermissionDenied":
-      return failed(
-        "ADB_NOT_STARTED",
-        `Cannot ${ctx.action}: adb could not be started (PermissionDenied): the adb found on PATH is not executable by this user; check its permissions, make sure "adb version" works in a terminal, then restart phone-eye`,
-        error,
-      );
+      return failed("ADB_NOT_STARTED", {
+        what:
+          "adb could not be started (PermissionDenied): the adb found on PATH is not executable by this user",
+        fix:
+          'check its permissions, make sure "adb version" works in a terminal, then restart phone-eye',
+      }, error);
     default: {
-      // Deno's text is "Failed to spawn '<binary>': <the OS's reason>"; the arguments are not in it.
+      // Deno's text is "Failed to spawn '<binary>': <the OS's reason>"; the arguments are not in
+      // it. Deno's error carries no other field for the reason, so its text is what there is.
       const reason = excerpt(error.message.replace(/^Failed to spawn '[^']*': /, ""), 120);
-      return failed(
-        "ADB_NOT_STARTED",
-        `Cannot ${ctx.action}: adb could not be started (${error.name}${
-          reason ? `: ${reason}` : ""
-        }); make sure "adb version" works in a terminal, then restart phone-eye`,
-        error,
-      );
+      return failed("ADB_NOT_STARTED", {
+        what: `adb could not be started (${error.name}${reason ? `: ${reason}` : ""})`,
+        fix: 'make sure "adb version" works in a terminal, then restart phone-eye',
+      }, error);
     }
   }
 }
@@ -150,37 +138,31 @@ export function classifyExitStatus(
   for (const known of KNOWN_TEXTS) {
     if (known.pattern.test(stderr) && (status !== 0 || /^(adb: )?error:/im.test(stderr))) {
       const trouble: DeviceTrouble = {
-        action: ctx.action,
         serial: ctx.serial,
         missing: known.missing ?? false,
         ...known.parts(ctx),
       };
       return {
         ok: false,
-        error: new AdbError(
-          known.code,
-          describeTrouble(trouble),
-          known.device ? { trouble } : undefined,
-        ),
+        error: known.device
+          ? deviceError(known.code, trouble)
+          : new AdbError(known.code, troubleFacts(trouble)),
       };
     }
   }
   if (status !== 0) {
     const detail = excerpt(stderr || new TextDecoder().decode(stdout.subarray(0, 2000)));
-    return failed(
-      "COMMAND_FAILED",
-      `Cannot ${ctx.action}: the phone answered with exit code ${status}${
-        detail ? `: ${detail}` : ""
-      }`,
-    );
+    return failed("COMMAND_FAILED", {
+      what: `the phone answered with exit code ${status}${detail ? `: ${detail}` : ""}`,
+    });
   }
   return { ok: true, stdout, stderr };
 }
 
-function failed(code: AdbErrorCode, message: string, cause?: Error): AdbResult {
+function failed(code: AdbErrorCode, facts: FailureFacts, cause?: Error): AdbResult {
   return {
     ok: false,
-    error: new AdbError(code, message, cause === undefined ? undefined : { cause }),
+    error: new AdbError(code, facts, cause === undefined ? undefined : { cause }),
   };
 }
 
@@ -194,20 +176,19 @@ function failed(code: AdbErrorCode, message: string, cause?: Error): AdbResult {
  * whose EPERM comes from register_socket_transport finding the transport unauthorized,
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport.cpp#L1273-L1274).
  * Returns null when the phone is connected. `call.uncertain`: the reconnect followed an acting command
- * whose outcome is unknown, so the message also says it may have happened.
+ * whose outcome is unknown, so the error says it may have happened.
  */
 export function connectFailure(
   outcome: AdbOutcome,
-  call: { action: string; serial: string; uncertain?: boolean },
+  call: { serial: string; uncertain?: boolean },
 ): AdbError | null {
-  const { action, serial, uncertain = false } = call;
+  const { serial, uncertain = false } = call;
   const said = outcome.kind === "exited" || outcome.kind === "timeout"
     ? `${new TextDecoder().decode(outcome.stdout)}${outcome.stderr}`
     : "";
   if (outcome.kind === "exited" && /\bfailed to authenticate\b/i.test(said)) {
     const trouble: DeviceTrouble = uncertain
       ? {
-        action,
         serial,
         what:
           `the link to ${serial} broke during the call, and on reconnecting the phone has not authorized this computer`,
@@ -215,8 +196,8 @@ export function connectFailure(
         uncertain: true,
         missing: false,
       }
-      : { action, serial, missing: false, ...unauthorizedParts({ serial }) };
-    return new AdbError("UNAUTHORIZED", describeTrouble(trouble), { trouble });
+      : { serial, missing: false, ...unauthorizedParts({ serial }) };
+    return deviceError("UNAUTHORIZED", trouble);
   }
   if (outcome.kind === "exited" && /\b(connected to|already connected)\b/i.test(said)) return null;
   const why = outcome.kind === "timeout"
@@ -227,7 +208,6 @@ export function connectFailure(
   const fix =
     `check the phone is on, on the same network, with wireless debugging on, then run "adb connect ${serial}"`;
   const trouble: DeviceTrouble = {
-    action,
     serial,
     what: uncertain
       ? `the link to ${serial} broke during the call and could not be revived (${why})`
@@ -236,10 +216,10 @@ export function connectFailure(
     uncertain,
     missing: true,
   };
-  return new AdbError(
+  return deviceError(
     "NO_DEVICE",
-    describeTrouble(trouble),
-    outcome.kind === "spawn-failed" ? { cause: outcome.error, trouble } : { trouble },
+    trouble,
+    outcome.kind === "spawn-failed" ? { cause: outcome.error } : undefined,
   );
 }
 

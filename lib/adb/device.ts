@@ -5,7 +5,7 @@ import { type DeviceCommand, deviceShellLine, wmSizeCommand } from "./commands.t
 import { parseWmSize } from "./output.ts";
 import { excerpt } from "../core/text.ts";
 import type { Size } from "../core/geometry.ts";
-import { type AdbCallContext, AdbError, type AdbResult, mayHaveHappened } from "./errors.ts";
+import { type AdbCallContext, AdbError, type AdbResult } from "./errors.ts";
 import {
   classifyAdbFailure,
   classifyExitStatus,
@@ -21,8 +21,6 @@ import type { RunAdb } from "./runner.ts";
 export type { DeviceOutput };
 
 export interface RunOptions {
-  /** What the tool is doing, for messages: "tap", "take a screenshot". */
-  action: string;
   /**
    * Checks output that adb reported as a success. Returning false marks the run as a transport
    * failure (e.g. a PNG cut short when the link died mid-transfer, which adb still exits 0 for).
@@ -44,11 +42,11 @@ export interface RunOptions {
 
 export interface Device {
   readonly serial: string | undefined;
-  run(command: DeviceCommand, options: RunOptions): Promise<DeviceOutput>;
+  run(command: DeviceCommand, options?: RunOptions): Promise<DeviceOutput>;
   /** The screen size input coordinates live in (`wm size`, override first); cached per server. */
-  screenSize(action: string): Promise<Size>;
+  screenSize(): Promise<Size>;
   /** Asks adb whether the link to this phone held (`adb get-state`, within the host bound). */
-  linkHealth(action: string): Promise<LinkHealth>;
+  linkHealth(): Promise<LinkHealth>;
 }
 
 export interface DeviceOptions {
@@ -86,39 +84,35 @@ export function createDevice(options: DeviceOptions): Device {
   let size: Size | undefined;
 
   /**
-   * runOnce in the phone's queue, with a device error's message naming what adb sees. Reads share
-   * by their command value and the caller's words (action, ownStatus): two calls sharing a run
-   * also share its error message, which names the action. A run's own signal aborts only once
-   * every sharer has cancelled.
+   * runOnce in the phone's queue, with a device error naming what adb sees. Reads share by what
+   * they read: the command value, and whether the caller judges its status itself (ownStatus),
+   * which changes what the run returns. A shared run's error is facts, which each caller's verb
+   * words in its own terms. A run's own signal aborts only once every sharer has cancelled.
    */
-  const runQueued = (command: DeviceCommand, opts: RunOptions): Promise<DeviceOutput> =>
+  const runQueued = (command: DeviceCommand, opts: RunOptions = {}): Promise<DeviceOutput> =>
     queue.run({
-      action: opts.action,
       acts: !command.replayable,
-      share: command.replayable
-        ? JSON.stringify([command, opts.action, opts.ownStatus === true])
-        : undefined,
+      share: command.replayable ? JSON.stringify([command, opts.ownStatus === true]) : undefined,
       work: (signal) => links.namingAttached(runOnce(phone, command, { ...opts, signal })),
     }, opts.signal);
 
   /** runQueued, after the first-use attach of a listed address (link.ts) when this phone has one. */
   const runReady = link.attachesFirst
-    ? async (command: DeviceCommand, opts: RunOptions) => {
-      await link.ready(opts.action);
+    ? async (command: DeviceCommand, opts?: RunOptions) => {
+      await link.ready();
       return await runQueued(command, opts);
     }
     : runQueued;
 
-  async function screenSize(action: string): Promise<Size> {
-    if (link.attachesFirst) await link.ready(action);
+  async function screenSize(): Promise<Size> {
+    if (link.attachesFirst) await link.ready();
     if (size) return size;
-    const out = await runQueued(wmSizeCommand(), { action });
+    const out = await runQueued(wmSizeCommand());
     const parsed = parseWmSize(out.text);
     if (!parsed) {
-      throw new AdbError(
-        "COMMAND_FAILED",
-        `Cannot ${action}: could not read the screen size from "wm size" (${excerpt(out.text)})`,
-      );
+      throw new AdbError("COMMAND_FAILED", {
+        what: `could not read the screen size from "wm size" (${excerpt(out.text)})`,
+      });
     }
     size = parsed;
     return size;
@@ -128,7 +122,7 @@ export function createDevice(options: DeviceOptions): Device {
     serial,
     run: runReady,
     screenSize,
-    linkHealth: (action) => link.health(action),
+    linkHealth: () => link.health(),
   };
 }
 
@@ -153,18 +147,16 @@ async function runOnce(
     // TRANSPORT: the command may have reached the phone. NO_DEVICE: adb refused before sending.
     const uncertain = acts && error.code === "TRANSPORT";
     const answer = await link.revive(startedAt);
-    const failure = answer && connectFailure(answer, { action: opts.action, serial, uncertain });
+    const failure = answer && connectFailure(answer, { serial, uncertain });
     if (failure) throw failure;
     if (acts) {
-      throw new AdbError(
-        "RECONNECTED",
-        mayHaveHappened(
-          opts.action,
+      throw new AdbError("RECONNECTED", {
+        what:
           `the link to ${serial} had dropped; phone-eye reconnected but did not repeat the command, because the phone may already have received it (repeating a tap could tap twice)`,
+        fix:
           "the link is back, so the tool can be called again once the screen shows it is still needed",
-        ),
-        { cause: error },
-      );
+        uncertain: true,
+      }, { cause: error });
     }
     const second = await attempt(phone, command, opts);
     if (second.ok) return deviceOutput(second);
@@ -198,7 +190,6 @@ async function attempt(
     signal: command.replayable ? opts.signal : undefined,
   });
   const ctx: AdbCallContext = {
-    action: opts.action,
     serial,
     command: `${command.service} ${deviceShellLine(command)}`,
     acts: !command.replayable,
@@ -240,11 +231,10 @@ function cutShort(phone: PhoneRun, ctx: AdbCallContext): AdbResult {
     ok: false,
     error: new AdbError(
       "TRANSPORT",
-      ctx.acts
-        ? mayHaveHappened(ctx.action, what, "check the cable or Wi-Fi link")
-        : `Cannot ${ctx.action}: ${what}${
-          phone.revivable ? " even after reconnecting once" : ""
-        }; check the cable or Wi-Fi link, then call the tool again`,
+      ctx.acts ? { what, fix: "check the cable or Wi-Fi link", uncertain: true } : {
+        what: `${what}${phone.revivable ? " even after reconnecting once" : ""}`,
+        fix: "check the cable or Wi-Fi link, then call the tool again",
+      },
     ),
   };
 }

@@ -1,7 +1,7 @@
-// The adb layer's one error type and the words of a device error: what failed, what adb sees, what
-// to do, and the wording for an action whose outcome is unknown. Pure: no adb run here.
+// The adb layer's one error type and the facts of a device error: what failed, what adb sees, what
+// to do, and whether an action may have happened. Pure: no adb run here; the verb words them.
 
-import { AgentError } from "../core/errors.ts";
+import { AgentError, type FailureFacts } from "../core/errors.ts";
 
 export type AdbErrorCode =
   | "ADB_NOT_FOUND"
@@ -17,7 +17,7 @@ export type AdbErrorCode =
   | "COMMAND_FAILED"
   /** The phone already holds as many calls as it may (queue.ts, CALLS_MAX). */
   | "BUSY"
-  /** The client cancelled the call; nobody reads this message. */
+  /** The client cancelled the call; nobody reads its words. */
   | "CANCELLED";
 
 /** One line of `adb devices`: a serial and its state ("device", "offline", "unauthorized", …). */
@@ -27,18 +27,17 @@ export interface AttachedDevice {
 }
 
 /**
- * A device error's parts, kept as data so the message can be written again once phone-eye knows
- * what adb sees (lib/adb/attached.ts reads `adb devices` on that failure path only).
+ * A device error's parts, kept as data so its facts can be told again once phone-eye knows what
+ * adb sees (lib/adb/attached.ts reads `adb devices` on that failure path only).
  */
 export interface DeviceTrouble {
-  action: string;
   /** The serial in use, or undefined for adb's default device. */
   serial: string | undefined;
   /** What failed and the state: "no Android device reachable at X". */
   what: string;
   /** What to do. */
   fix: string;
-  /** Worded with mayHaveHappened: an acting command may have reached the phone. */
+  /** An acting command may have reached the phone (FailureFacts.uncertain). */
   uncertain: boolean;
   /**
    * adb found no usable device for the call (none, not found, offline, still connecting), so a
@@ -49,19 +48,19 @@ export interface DeviceTrouble {
 
 export interface AdbErrorOptions extends ErrorOptions {
   /** Set on device errors (no device, offline, unauthorized, more than one). */
-  trouble?: DeviceTrouble;
-  /** What `adb devices` listed when the error was written; undefined when it was not read. */
-  attached?: readonly AttachedDevice[];
+  trouble?: DeviceTrouble | undefined;
+  /** What `adb devices` listed when the error was made; undefined when it was not read. */
+  attached?: readonly AttachedDevice[] | undefined;
 }
 
-/** The one error type of the adb layer: tests assert `code`, agents read `message`. */
+/** The one error type of the adb layer: tests assert `code` and the facts; the verb words them. */
 export class AdbError extends AgentError<AdbErrorCode> {
   override name = "AdbError";
   readonly trouble: DeviceTrouble | undefined;
   readonly attached: readonly AttachedDevice[] | undefined;
-  constructor(code: AdbErrorCode, message: string, options?: AdbErrorOptions) {
+  constructor(code: AdbErrorCode, facts: FailureFacts, options?: AdbErrorOptions) {
     const { trouble, attached, ...rest } = options ?? {};
-    super(code, message, options === undefined ? undefined : rest);
+    super(code, facts, options === undefined ? undefined : rest);
     this.trouble = trouble;
     this.attached = attached;
   }
@@ -79,15 +78,15 @@ export function adbSees(attached: readonly AttachedDevice[]): string {
 }
 
 /**
- * A device error's message, naming what adb sees when `attached` is known, so a mistyped serial
- * stands beside the right one. Without `attached` (not read, or `adb devices` itself failed) the
- * message says nothing about the list.
+ * A device error's facts, naming what adb sees when `attached` is known, so a mistyped serial
+ * stands beside the right one. Without `attached` (not read, or `adb devices` itself failed) they
+ * say nothing about the list.
  */
-export function describeTrouble(
+export function troubleFacts(
   trouble: DeviceTrouble,
   attached?: readonly AttachedDevice[],
-): string {
-  const { action, serial } = trouble;
+): FailureFacts {
+  const { serial } = trouble;
   let what = trouble.what;
   let fix = trouble.fix;
   if (attached !== undefined) {
@@ -106,15 +105,22 @@ export function describeTrouble(
         `an offline phone usually comes back after "adb reconnect offline" or replugging its cable; ${fix}`;
     }
   }
-  return trouble.uncertain
-    ? mayHaveHappened(action, what, fix)
-    : `Cannot ${action}: ${what}; ${fix}`;
+  return { what, fix, uncertain: trouble.uncertain };
 }
 
-/** The same device error, its message now naming what adb sees. */
+/** A device error with its trouble kept, so what adb sees can be added later (withAttached). */
+export function deviceError(
+  code: AdbErrorCode,
+  trouble: DeviceTrouble,
+  options?: ErrorOptions,
+): AdbError {
+  return new AdbError(code, troubleFacts(trouble), { ...options, trouble });
+}
+
+/** The same device error, its facts now naming what adb sees. */
 export function withAttached(error: AdbError, attached: readonly AttachedDevice[]): AdbError {
   if (error.trouble === undefined) return error;
-  return new AdbError(error.code, describeTrouble(error.trouble, attached), {
+  return new AdbError(error.code, troubleFacts(error.trouble, attached), {
     cause: error,
     trouble: error.trouble,
     attached,
@@ -126,28 +132,18 @@ export type AdbResult =
   | { ok: true; stdout: Uint8Array; stderr: string }
   | { ok: false; error: AdbError };
 
-/** What the classifier needs to know about the call, to write a message an agent can act on. */
+/** What the classifier needs to know about the call to state its facts. */
 export interface AdbCallContext {
-  /** What the tool was doing, as a verb phrase: "tap", "take a screenshot". */
-  action: string;
   /** The serial in use, or undefined for adb's default device. */
   serial: string | undefined;
   /** The device command, for timeout messages. */
   command: string;
   /**
    * True when the command acts on the phone (a tap, an intent: anything not read-only). An outcome
-   * that leaves unknown whether it ran is then worded so the agent looks before repeating it.
+   * that leaves unknown whether it ran is then marked uncertain, so the agent looks before
+   * repeating it.
    */
   acts: boolean;
-}
-
-/**
- * The words for an action whose outcome is unknown: the phone may have carried it out (a tap sent
- * before the link broke, an `input` still running on the phone after adb was killed), so calling
- * the tool again blindly could do it twice. `what` says what happened, `fix` what to check.
- */
-export function mayHaveHappened(action: string, what: string, fix: string): string {
-  return `Cannot tell whether the phone did ${action}: ${what}. It may have happened: look at the screen (phone_look or phone_shot) before repeating it; ${fix}`;
 }
 
 /** A Wi-Fi (TCP) serial such as 192.168.1.20:5555: the only kind `adb connect` can revive. */

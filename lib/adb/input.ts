@@ -14,10 +14,9 @@ import { AdbError } from "./errors.ts";
 export async function runInput(
   device: Device,
   command: DeviceCommand,
-  action: string,
   signal?: AbortSignal,
 ): Promise<void> {
-  const out = await device.run(command, { action, signal });
+  const out = await device.run(command, { signal });
   const failure = inputFailure(out.text);
-  if (failure) throw new AdbError("COMMAND_FAILED", `Cannot ${action}: the phone said: ${failure}`);
+  if (failure) throw new AdbError("COMMAND_FAILED", { what: `the phone said: ${failure}` });
 }

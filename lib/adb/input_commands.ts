@@ -54,10 +54,11 @@ export const keyeventCommand = (code: number): DeviceCommand =>
 
 /**
  * What no typing path can type: empty text and control characters (a newline is the Enter key, a
- * tab the Tab key). Returns the message saying what to do instead, or null when there is neither.
+ * tab the Tab key). Returns what is wrong and what to do instead (phone_type words the refusal),
+ * or null when there is neither.
  */
 export function typedTextProblem(text: string): string | null {
-  if (text.length === 0) return "Cannot type: the text is empty";
+  if (text.length === 0) return "the text is empty";
   const { control } = scanCharacters(text);
   if (control === undefined) return null;
   const instead = control === "\n" || control === "\r"
@@ -65,7 +66,7 @@ export function typedTextProblem(text: string): string | null {
     : control === "\t"
     ? ' send phone_key "tab"'
     : " remove it";
-  return `Cannot type: the text contains a control character (${
+  return `the text contains a control character (${
     characterName(control)
   }), which phone_type refuses; type the parts separately and${instead}`;
 }
@@ -75,7 +76,7 @@ export function typedTextProblem(text: string): string | null {
  * (KeyCharacterMap.VIRTUAL_KEYBOARD.getEvents in InputShellCommand.sendText,
  * https://github.com/aosp-mirror/platform_frameworks_base/blob/b11dd06439584fb231812b0fd50e887df88cef0d/services/core/java/com/android/server/input/InputShellCommand.java):
  * what typedTextProblem refuses, and anything outside printable ASCII, for which getEvents returns
- * null and nothing at all is typed (docs/android.md, input). Returns a message saying what to do
+ * null and nothing at all is typed (docs/android.md, input). Returns what is wrong and what to do
  * instead, or null when `input text` can type all of it.
  */
 export function inputTextProblem(text: string): string | null {
@@ -83,9 +84,9 @@ export function inputTextProblem(text: string): string | null {
   if (typed !== null) return typed;
   const char = scanCharacters(text).beyondAscii;
   if (char === undefined) return null;
-  return `Cannot type ${JSON.stringify(char)} (${
+  return `the text holds ${JSON.stringify(char)} (${
     characterName(char)
-  }): adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
+  }), and adb's "input text" can only type printable ASCII. Type the ASCII parts with phone_type, and enter the rest with the on-screen keyboard (phone_tap on its keys) or an IME that accepts broadcast text, such as ADBKeyBoard`;
 }
 
 /**

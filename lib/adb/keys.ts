@@ -77,24 +77,24 @@ const ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Resolves "Volume Up", "KEYCODE_BACK", "enter", "66" or 66 to a keycode, or explains the refusal.
+ * Resolves "Volume Up", "KEYCODE_BACK", "enter", "66" or 66 to a keycode, or says what is wrong
+ * with the key and what to give instead (phone_key words the refusal).
  */
 export function resolveKey(key: string | number): { code: number } | { error: string } {
   const trimmed = typeof key === "number" ? String(key) : key.trim();
   if (/^-?\d+(\.\d+)?$/.test(trimmed)) {
     const code = Number(trimmed);
     return Number.isInteger(code) && code >= 1 && code <= MAX_KEYCODE ? { code } : {
-      error:
-        `Cannot press a key: unknown keycode ${trimmed}: Android keycodes run from ${RANGE}; use a name (${
-          Object.keys(NAMED_KEYS).join(", ")
-        }) or a code in that range`,
+      error: `unknown keycode ${trimmed}: Android keycodes run from ${RANGE}; use a name (${
+        Object.keys(NAMED_KEYS).join(", ")
+      }) or a code in that range`,
     };
   }
   const name = trimmed.toLowerCase().replace(/^keycode_/, "").replace(/[\s-]+/g, "_");
   const code = NAMED_KEYS[ALIASES[name] ?? name];
   if (code !== undefined) return { code };
   return {
-    error: `Cannot press a key: unknown key ${JSON.stringify(key)}: use one of ${
+    error: `unknown key ${JSON.stringify(key)}: use one of ${
       Object.keys(NAMED_KEYS).join(", ")
     }, or a numeric Android keycode from ${RANGE}`,
   };

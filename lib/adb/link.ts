@@ -67,7 +67,7 @@ export interface PhoneLink {
   /** True when `ready` must be awaited before the phone's commands (a listed host:port). */
   readonly attachesFirst: boolean;
   /** Attaches a listed address on its first use (once per server; a failed attach is tried again). */
-  ready(action: string): Promise<void>;
+  ready(): Promise<void>;
   /** How many revivals have ended: a call notes it before its attempt (see revive). */
   readonly generation: number;
   /**
@@ -77,19 +77,19 @@ export interface PhoneLink {
    */
   revive(startedAt: number): Promise<AdbOutcome | null>;
   /** Asks adb whether the link held (`adb get-state`), as data. */
-  health(action: string): Promise<LinkHealth>;
+  health(): Promise<LinkHealth>;
 }
 
 /** The server's links: one per server, shared by the phone registry and every Device. */
 export interface Link {
   /** A host-wide adb call, within the bound, with the adb timeout unless a shorter one is given. */
   runHost(args: readonly string[], timeoutMs?: number): Promise<AdbOutcome>;
-  /** runHost, classified: its output, or the AdbError worded for `action`. */
-  host(args: readonly string[], action: string): Promise<DeviceOutput>;
+  /** runHost, classified: its output, or the AdbError stating why not. */
+  host(args: readonly string[]): Promise<DeviceOutput>;
   /** What adb lists (one `adb devices`); null when that failed or said something else. */
   attached(): Promise<AttachedDevice[] | null>;
   /**
-   * Passes `call`'s result on; a device error (one carrying its DeviceTrouble) is written again
+   * Passes `call`'s result on; a device error (one carrying its DeviceTrouble) is stated again
    * naming what adb sees. When `adb devices` itself fails, the first error goes on unchanged.
    */
   namingAttached<T>(call: Promise<T>): Promise<T>;
@@ -97,7 +97,7 @@ export interface Link {
    * Connects a host:port adb does not list: one `adb -s X get-state`, and `adb connect` only when
    * that says "not found". Calls at the same time share one attempt.
    */
-  connectIfMissing(serial: string, action: string): Promise<void>;
+  connectIfMissing(serial: string): Promise<void>;
   /** The link to one phone (undefined: adb's default device), for its Device. */
   phone(serial: string | undefined, options: PhoneLinkOptions): PhoneLink;
 }
@@ -112,11 +112,11 @@ export function createLink(options: LinkOptions): Link {
     return slots.use(() => run(args, limits));
   }
 
-  async function host(args: readonly string[], action: string): Promise<DeviceOutput> {
+  async function host(args: readonly string[]): Promise<DeviceOutput> {
     const outcome = await runHost(args);
     const result = classifyAdbFailure(
       outcome,
-      { action, serial: undefined, command: args.join(" "), acts: false },
+      { serial: undefined, command: args.join(" "), acts: false },
       os,
     );
     if (!result.ok) throw result.error;
@@ -162,7 +162,7 @@ interface HostCalls {
 }
 
 /** Attaches a listed address before its first command, once per server (createAttaching). */
-type Attach = (serial: string, action: string) => Promise<void>;
+type Attach = (serial: string) => Promise<void>;
 
 /**
  * The first-use connects of the server's listed addresses: calls at the same time share one
@@ -173,7 +173,7 @@ function createAttaching(
 ): { connectIfMissing: Link["connectIfMissing"]; attach: Attach } {
   const { runHost, timeoutMs, namingAttached } = calls;
   const inFlight = new Map<string, Promise<void>>();
-  function connectIfMissing(serial: string, action: string): Promise<void> {
+  function connectIfMissing(serial: string): Promise<void> {
     const running = inFlight.get(serial);
     if (running) return running;
     const attempt = (async () => {
@@ -181,7 +181,7 @@ function createAttaching(
       // Listed in any state (device, offline, unauthorized): not ours to connect; the call says.
       if (state.kind !== "exited" || !/\bnot found\b/.test(state.stderr)) return;
       const answer = await runHost(["connect", serial]);
-      const failure = connectFailure(answer, { action, serial });
+      const failure = connectFailure(answer, { serial });
       if (failure) throw failure;
       await runHost(["-s", serial, "wait-for-device"], Math.min(timeoutMs, READY_WAIT_MS));
     })().finally(() => inFlight.delete(serial));
@@ -195,10 +195,10 @@ function createAttaching(
    * again. A failed attach names what adb sees, as every device error does.
    */
   const attachedOnce = new Set<string>();
-  function attach(serial: string, action: string): Promise<void> {
+  function attach(serial: string): Promise<void> {
     return namingAttached((async () => {
       if (attachedOnce.has(serial)) return;
-      await connectIfMissing(serial, action);
+      await connectIfMissing(serial);
       attachedOnce.add(serial);
     })());
   }
@@ -210,7 +210,7 @@ function createAttaching(
  * "already connected" without reviving it (connect_device's EALREADY branch,
  * https://github.com/aosp-mirror/platform_system_core/blob/589da1a0e0220d9443dbdd03e9fb2a659bfd2f8c/adb/transport_local.cpp#L130-L131,
  * and docs/android.md), so the serial is disconnected first. Returns `adb connect`'s answer, which
- * each waiting call reads with connectFailure in its own words, or null when adb brought the
+ * each waiting call reads with connectFailure for its own command, or null when adb brought the
  * link back itself (before the call got here, or within REVIVAL_WAIT_MS of it).
  */
 async function reconnect(calls: HostCalls, wifiSerial: string): Promise<AdbOutcome | null> {
@@ -239,7 +239,7 @@ async function reconnect(calls: HostCalls, wifiSerial: string): Promise<AdbOutco
   // device is listed as offline and a replay sent then fails as "no device". Wait for the
   // state to become "device" (an event adb reports), bounded; if it never does, the replay
   // says why.
-  if (connectFailure(answer, { action: "reconnect", serial: wifiSerial }) === null) {
+  if (connectFailure(answer, { serial: wifiSerial }) === null) {
     await runHost(["-s", wifiSerial, "wait-for-device"], Math.min(timeoutMs, READY_WAIT_MS));
   }
   return answer;
@@ -270,10 +270,8 @@ function createPhoneLink(
     get generation() {
       return generation;
     },
-    ready: (action) =>
-      attachesFirst && wifiSerial !== undefined
-        ? calls.attach(wifiSerial, action)
-        : Promise.resolve(),
+    ready: () =>
+      attachesFirst && wifiSerial !== undefined ? calls.attach(wifiSerial) : Promise.resolve(),
     // The state changes in one synchronous step, so no caller sees a half-finished reconnect.
     revive(startedAt) {
       if (wifiSerial === undefined) throw new Error(`not a link phone-eye may revive: ${serial}`);
@@ -289,10 +287,10 @@ function createPhoneLink(
       });
       return reconnecting;
     },
-    async health(action) {
+    async health() {
       let said: DeviceOutput;
       try {
-        said = await calls.host([...target, "get-state"], action);
+        said = await calls.host([...target, "get-state"]);
       } catch (error) {
         if (!(error instanceof AdbError)) throw error;
         return { kind: "check-failed", error };

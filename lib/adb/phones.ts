@@ -9,7 +9,11 @@ import { AgentError } from "../core/errors.ts";
 
 export type { AttachedDevice };
 
-/** What the phones' rule refuses: a phone outside the set, or no phone named where several may be. */
+/**
+ * What the phones' rule refuses: a phone outside the set, or no phone named where several may be.
+ * Worded here, whole: the refusal is about which phone, not about the verb, so it reads the same
+ * from every verb.
+ */
 export class PhoneChoiceError extends AgentError<"UNKNOWN_PHONE" | "WHICH_PHONE"> {
   override name = "PhoneChoiceError";
 }
@@ -29,7 +33,7 @@ export interface Phones {
    */
   roster(): Promise<AttachedDevice[]>;
   /** Runs a host-side adb command (version, devices) within the host bound (link.ts): no phone. */
-  host(args: readonly string[], action: string): Promise<DeviceOutput>;
+  host(args: readonly string[]): Promise<DeviceOutput>;
 }
 
 export interface PhonesOptions {
@@ -182,7 +186,7 @@ async function rosterOf(set: PhoneSet, link: Link): Promise<AttachedDevice[]> {
     // Listed addresses are attached first (in parallel), so their state is what adb sees now.
     await Promise.all(
       set.serials.filter(isNetworkSerial).map((s) =>
-        link.connectIfMissing(s, "list the phones").catch(() => undefined)
+        link.connectIfMissing(s).catch(() => undefined)
       ),
     );
   }

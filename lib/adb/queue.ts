@@ -23,8 +23,6 @@ export const CALLS_MAX = 32;
 
 /** One piece of work for the phone. */
 export interface PhoneJob<T> {
-  /** What the call is doing, for messages: "take a screenshot". */
-  action: string;
   /**
    * True for a command with an effect on the phone. Actions run one at a time in arrival order,
    * and work that arrived after one waits for it to end, so a read sees what earlier actions did.
@@ -34,7 +32,9 @@ export interface PhoneJob<T> {
   acts: boolean;
   /**
    * Reads with the same key, arriving while one is queued or running with no action arriving in
-   * between, share that one run and its result. Undefined: never shared (actions always).
+   * between, share that one run and its result. The key says what is read (device.ts: the command
+   * and how its status is judged), never who asked or in what words: a failure is facts, which
+   * each sharer's verb words for itself. Undefined: never shared (actions always).
    */
   share?: string | undefined;
   /**
@@ -73,8 +73,8 @@ interface Entry {
 }
 
 /** The error a cancelled call's promise rejects with (the client no longer reads the result). */
-export function cancelledError(action: string): AdbError {
-  return new AdbError("CANCELLED", `Cannot ${action}: the client cancelled the call`);
+export function cancelledError(): AdbError {
+  return new AdbError("CANCELLED", { what: "the client cancelled the call" });
 }
 
 export interface PhoneQueueOptions {
@@ -129,13 +129,13 @@ interface QueueState {
 
 /** Runs `job` in turn, or joins an identical read in flight (PhoneQueue.run). */
 function enqueue<T>(q: QueueState, job: PhoneJob<T>, signal?: AbortSignal): Promise<T> {
-  if (signal?.aborted) return Promise.reject(cancelledError(job.action));
+  if (signal?.aborted) return Promise.reject(cancelledError());
   if (q.held >= q.callsMax) {
     return Promise.reject(
-      new AdbError(
-        "BUSY",
-        `Cannot ${job.action}: busy: ${q.held} calls are waiting for this phone; wait for them to finish, then call the tool again`,
-      ),
+      new AdbError("BUSY", {
+        what: `busy: ${q.held} calls are waiting for this phone`,
+        fix: "wait for them to finish, then call the tool again",
+      }),
     );
   }
   if (job.acts) q.epoch += 1;
@@ -221,7 +221,7 @@ function finish(q: QueueState, entry: Entry, answer: (caller: Caller) => void): 
 
 function leave(q: QueueState, caller: Caller, entry: Entry): void {
   release(q, caller, entry);
-  caller.reject(cancelledError(entry.job.action));
+  caller.reject(cancelledError());
   if (entry.callers.size > 0) return;
   close(q, entry);
   if (entry.state === "queued") {

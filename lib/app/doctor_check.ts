@@ -1,6 +1,8 @@
 // One line of `phone-eye --doctor`'s checklist (the Check) and the exit gates a failing check
 // answers to, with docs/security.md's sentence about the exit status built from them.
 
+import { AgentError, failureWords } from "../core/errors.ts";
+
 export interface Check {
   ok: boolean;
   title: string;
@@ -31,7 +33,11 @@ export function exitStatusSentence(): string {
   return `It exits 0 when ${gates} check out, and 1 otherwise; the ADB Keyboard line is information and never fails it.`;
 }
 
-/** What a failed check shows as its detail: the error's own message. */
-export function failureReason(error: unknown): string {
+/**
+ * What a failed check shows as its detail: an AgentError worded as a verb would word it, `action`
+ * being what the check was doing ("reach the phone"); any other error, its own text.
+ */
+export function failureReason(error: unknown, action?: string): string {
+  if (error instanceof AgentError && action !== undefined) return failureWords(action, error);
   return error instanceof Error ? error.message : String(error);
 }

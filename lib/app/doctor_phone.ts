@@ -11,24 +11,23 @@ import { type Check, failureReason } from "./doctor_check.ts";
 
 export async function checkAdb(phones: Phones): Promise<Check> {
   try {
-    const out = await phones.host(["version"], "run adb");
+    const out = await phones.host(["version"]);
     const [first = "", second = ""] = out.text.split(/\r?\n/);
     return { ok: true, title: "adb found", detail: [`${first.trim()} ${second.trim()}`.trim()] };
   } catch (error) {
-    return { ok: false, title: "adb not usable", detail: [failureReason(error)] };
+    return { ok: false, title: "adb not usable", detail: [failureReason(error, "run adb")] };
   }
 }
 
 async function checkPhone(device: Device): Promise<Check> {
   const where = device.serial ?? "adb's default device";
+  // What the check is doing, for the words of its failure.
+  let step = "reach the phone";
   try {
-    const model =
-      (await device.run(getpropCommand("ro.product.model"), { action: "reach the phone" }))
-        .text.trim();
-    const release = (await device.run(getpropCommand("ro.build.version.release"), {
-      action: "reach the phone",
-    })).text.trim();
-    const size = await device.screenSize("read the screen size");
+    const model = (await device.run(getpropCommand("ro.product.model"))).text.trim();
+    const release = (await device.run(getpropCommand("ro.build.version.release"))).text.trim();
+    step = "read the screen size";
+    const size = await device.screenSize();
     return {
       ok: true,
       title: `phone reachable (${where})`,
@@ -39,7 +38,7 @@ async function checkPhone(device: Device): Promise<Check> {
       ],
     };
   } catch (error) {
-    return { ok: false, title: phoneTrouble(error, where), detail: [failureReason(error)] };
+    return { ok: false, title: phoneTrouble(error, where), detail: [failureReason(error, step)] };
   }
 }
 
@@ -67,7 +66,7 @@ async function checkKeyboard(device: Device): Promise<Check> {
   const install =
     `install it once: download the APK from ${ADB_KEYBOARD_RELEASES} and run "adb install ADBKeyboard.apk" (nothing to enable: phone_type selects it for each such call and puts the current keyboard back)`;
   try {
-    const out = await device.run(imeStateCommand(), { action: "read the input methods" });
+    const out = await device.run(imeStateCommand());
     const state = parseImeState(out.text);
     if (state === null) {
       return {
@@ -97,7 +96,7 @@ async function checkKeyboard(device: Device): Promise<Check> {
       ok: true,
       info: true,
       title: "ADB Keyboard not checked",
-      detail: [failureReason(error)],
+      detail: [failureReason(error, "read the input methods")],
     };
   }
 }
@@ -123,7 +122,11 @@ export async function checkPhones(phones: Phones): Promise<Check[]> {
   try {
     roster = await phones.roster();
   } catch (error) {
-    return [{ ok: false, title: "phones not listed", detail: [failureReason(error)] }];
+    return [{
+      ok: false,
+      title: "phones not listed",
+      detail: [failureReason(error, "list the phones")],
+    }];
   }
   const allowed: Check = {
     ok: true,

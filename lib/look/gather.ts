@@ -3,15 +3,30 @@
 
 import { buildVisionPrompt } from "./fusion.ts";
 import type { LookCall, LookDeps } from "./deps.ts";
-import { lookProgress, seconds } from "./progress.ts";
-import { agentMessage } from "../core/errors.ts";
+import { lookProgress } from "./progress.ts";
+import { AgentError } from "../core/errors.ts";
 import { encodeFrame } from "../image/encode.ts";
 import { fitFor, visionSizing } from "../image/sizing.ts";
 import { captureScreen, readUiTree } from "../screen/screen.ts";
 import type { Size, UiElement } from "../screen/ui_tree.ts";
 
-/** How one channel ended: its value, or why it failed, already worded for the agent. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; reason: string };
+/** How one channel ended: its value, or why it gave none, as data (words.ts says it). */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; failure: ChannelFailure };
+
+/** Why a channel gave nothing. */
+export type ChannelFailure =
+  /** The channel's own error: the phone's, the image's or the vision model's. */
+  | { kind: "error"; error: AgentError }
+  /** An error phone-eye did not expect: its text. */
+  | { kind: "unexpected"; detail: string }
+  /** The client cancelled the look. */
+  | { kind: "cancelled" }
+  /** The look's budget ran out while uiautomator or the screenshot had not answered. */
+  | { kind: "late"; budgetMs: number; waitingFor: "uiautomator" | "screenshot" }
+  /** The look's budget ran out while the model at `endpoint` had not answered. */
+  | { kind: "late"; budgetMs: number; waitingFor: "model"; endpoint: string; shotMs: number }
+  /** No vision route is configured: the note to show (the full one once per session). */
+  | { kind: "unavailable"; note: string };
 
 /** What the vision channel brings back. */
 export interface Seen {
@@ -31,17 +46,18 @@ export interface LookOutcomes {
   tree: Outcome<UiElement[]>;
 }
 
-/** The message of a channel's failure: ours are written for the agent; others are summarised. */
-function reasonOf(error: unknown): string {
-  return agentMessage(error) ??
-    `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+/** A channel's failure: ours carry their facts; anything else is kept as its text. */
+function failureOf(error: unknown): ChannelFailure {
+  return error instanceof AgentError
+    ? { kind: "error", error }
+    : { kind: "unexpected", detail: error instanceof Error ? error.message : String(error) };
 }
 
 async function settle<T>(work: Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: true, value: await work };
   } catch (error) {
-    return { ok: false, reason: reasonOf(error) };
+    return { ok: false, failure: failureOf(error) };
   }
 }
 
@@ -52,12 +68,12 @@ async function settle<T>(work: Promise<T>): Promise<Outcome<T>> {
 function settleWithin<T>(
   work: Promise<T>,
   cut: AbortSignal,
-  late: () => string,
+  late: () => ChannelFailure,
 ): Promise<Outcome<T>> {
   const settled = settle(work);
-  if (cut.aborted) return Promise.resolve({ ok: false, reason: late() });
+  if (cut.aborted) return Promise.resolve({ ok: false, failure: late() });
   return new Promise((resolve) => {
-    const onCut = () => resolve({ ok: false, reason: late() });
+    const onCut = () => resolve({ ok: false, failure: late() });
     cut.addEventListener("abort", onCut, { once: true });
     settled.then((outcome) => {
       cut.removeEventListener("abort", onCut);
@@ -85,12 +101,7 @@ async function see(
   const sizing = visionSizing();
   const { image, note, saving } = await (async () => {
     // The pixels are handed back as soon as they are encoded, not after the model's answer.
-    using shot = await captureScreen(
-      device,
-      "take a screenshot for the vision model",
-      fitFor(sizing),
-      cut,
-    );
+    using shot = await captureScreen(device, fitFor(sizing), cut);
     // The look has answered without it: neither keep the screenshot nor send it anywhere.
     if (cut.aborted) throw new Error("the look ended before the screenshot arrived");
     stage.phase = "vision";
@@ -141,13 +152,12 @@ export async function gatherLook(
   call: LookCall,
 ): Promise<LookOutcomes> {
   const budgetMs = deps.lookBudgetMs;
-  const budget = seconds(budgetMs);
   const cut = new AbortController();
   const stopBudget = deps.clock.setTimer(budgetMs, () => cut.abort());
   const cancel = () => cut.abort();
   if (call.signal.aborted) cancel();
   else call.signal.addEventListener("abort", cancel, { once: true });
-  const cancelled = "the client cancelled the look";
+  const cancelled: ChannelFailure = { kind: "cancelled" };
 
   // Without a route there is nothing to show a screenshot to, so none is taken.
   const unavailable = deps.vision.unavailable;
@@ -173,18 +183,14 @@ export async function gatherLook(
   try {
     const tree = settleWithin(
       announce(
-        readUiTree(deps.screens.of(deps.device), "read the UI tree", deps.clock, cut.signal)
-          .then(remembered(deps)),
+        readUiTree(deps.screens.of(deps.device), deps.clock, cut.signal).then(remembered(deps)),
         (ok) => {
           treeDone = true;
           progress.step(ok ? "UI tree read" : "UI tree failed");
         },
       ),
       cut.signal,
-      () =>
-        call.signal.aborted
-          ? cancelled
-          : `Cannot read the UI tree: uiautomator gave no answer within the look's ${budget} budget (the phone is busy or its link is slow); look again, or check the phone`,
+      () => call.signal.aborted ? cancelled : { kind: "late", budgetMs, waitingFor: "uiautomator" },
     );
     const seen: Promise<Outcome<Seen>> = unavailable === undefined
       ? settleWithin(
@@ -193,19 +199,26 @@ export async function gatherLook(
           (ok) => progress.step(ok ? "vision model answered" : "vision failed"),
         ),
         cut.signal,
-        () =>
+        (): ChannelFailure =>
           call.signal.aborted
             ? cancelled
             : stage.phase === "screenshot"
-            ? `Cannot take a screenshot for the vision model: none arrived within the look's ${budget} budget (the phone is busy or its link is slow), so the model was not asked; look again, or use phone_shot`
-            : `The vision model at ${deps.vision.endpoint} gave no answer within the look's ${budget} budget (the screenshot took ${
-              seconds(stage.shotMs ?? 0)
-            } of it); look again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS (the budget grows with it) and your client's tool timeout to match`,
+            ? { kind: "late", budgetMs, waitingFor: "screenshot" }
+            : {
+              kind: "late",
+              budgetMs,
+              waitingFor: "model",
+              endpoint: deps.vision.endpoint,
+              shotMs: stage.shotMs ?? 0,
+            },
       )
       // The full note once per session; after it, one line, so no look repeats the paragraph.
       : Promise.resolve({
         ok: false,
-        reason: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
+        failure: {
+          kind: "unavailable",
+          note: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
+        },
       });
     const [vision, elements] = await Promise.all([seen, tree]);
     return { vision, tree: elements };

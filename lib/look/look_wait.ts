@@ -5,6 +5,7 @@ import type { LookCall, LookDeps } from "./deps.ts";
 import { gatherLook } from "./gather.ts";
 import { type LookAnswer, lookAnswer } from "./look.ts";
 import { lookProgress, seconds } from "./progress.ts";
+import { WAIT_CANCELLED } from "./words.ts";
 import { AgentError } from "../core/errors.ts";
 import { matchElements } from "../screen/find_element.ts";
 import { readUiTree } from "../screen/screen.ts";
@@ -64,7 +65,7 @@ export async function waitThenLook(
       const polled = clock.now();
       const remaining = deadline - polled;
       const read = await within(
-        readUiTree(screen, `wait for "${wait.name}"`, clock).then(
+        readUiTree(screen, clock).then(
           (elements) => elements,
           (error: unknown) => {
             // A screen still moving (idle-state errors) is polled again; a lost phone is not.
@@ -94,9 +95,7 @@ export async function waitThenLook(
   } finally {
     await progress.stop();
   }
-  if (call.signal.aborted) {
-    return { text: "Cannot look: the client cancelled the call while it waited", failed: true };
-  }
+  if (call.signal.aborted) return { text: WAIT_CANCELLED, failed: true };
   const waited = clock.now() - started;
   const line = met === undefined
     ? `"${wait.name}" did not ${verb} within ${seconds(limit)}`

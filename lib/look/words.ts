@@ -3,7 +3,9 @@
 
 import { formatSnapLines } from "./fusion.ts";
 import type { Look } from "./fuse.ts";
-import type { Seen } from "./gather.ts";
+import type { ChannelFailure, Seen } from "./gather.ts";
+import { seconds } from "./progress.ts";
+import { failureWords } from "../core/errors.ts";
 import { truncate } from "../core/text.ts";
 
 /**
@@ -27,6 +29,40 @@ function visionLines(seen: Seen): string[] {
   ].filter((line): line is string => Boolean(line));
 }
 
+/** What each channel does, as its failure names it. */
+const READ_TREE = "read the UI tree";
+const TAKE_SHOT = "take a screenshot for the vision model";
+
+/** Why a channel gave nothing, in the words its section shows; `action` is what the channel does. */
+function failureText(failure: ChannelFailure, action: string): string {
+  switch (failure.kind) {
+    case "error":
+      return failureWords(action, failure.error);
+    case "unexpected":
+      return `unexpected error: ${failure.detail}`;
+    case "cancelled":
+      return "the client cancelled the look";
+    case "unavailable":
+      return failure.note;
+    case "late": {
+      const budget = seconds(failure.budgetMs);
+      switch (failure.waitingFor) {
+        case "uiautomator":
+          return `Cannot ${action}: uiautomator gave no answer within the look's ${budget} budget (the phone is busy or its link is slow); look again, or check the phone`;
+        case "screenshot":
+          return `Cannot ${action}: none arrived within the look's ${budget} budget (the phone is busy or its link is slow), so the model was not asked; look again, or use phone_shot`;
+        case "model":
+          return `The vision model at ${failure.endpoint} gave no answer within the look's ${budget} budget (the screenshot took ${
+            seconds(failure.shotMs)
+          } of it); look again, or for a slow model raise PHONE_EYE_VISION_TIMEOUT_MS (the budget grows with it) and your client's tool timeout to match`;
+      }
+    }
+  }
+}
+
+/** The answer of a look whose client cancelled it while it waited for an element. */
+export const WAIT_CANCELLED = "Cannot look: the client cancelled the call while it waited";
+
 /** The first line of a look where both channels failed (the result is then an error). */
 export const LOOK_FAILED =
   "Cannot see the screen: neither vision nor the UI tree gave an answer (each section below says why).";
@@ -41,11 +77,13 @@ export function lookText({ vision, tree, screen, snaps }: Look): string {
     ...(!vision.ok && !tree.ok ? [LOOK_FAILED, ""] : []),
     ...(screen ? [`Screen: ${screen.width}×${screen.height} device pixels.`, ""] : []),
     "[vision]",
-    ...(vision.ok ? visionLines(vision.value) : [`Vision unavailable: ${vision.reason}`]),
+    ...(vision.ok
+      ? visionLines(vision.value)
+      : [`Vision unavailable: ${failureText(vision.failure, TAKE_SHOT)}`]),
     "",
     "[ui-tree]",
     !tree.ok
-      ? `UI tree unavailable: ${tree.reason}`
+      ? `UI tree unavailable: ${failureText(tree.failure, READ_TREE)}`
       : tree.value.lines.length > 0
       ? tree.value.lines.join("\n")
       : "No labelled or interactive elements on this screen.",

@@ -13,9 +13,9 @@ import {
 import { VERSION } from "../config/config.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { TOOLS } from "../tools/index.ts";
-import { agentMessage, ToolInputError } from "../core/errors.ts";
+import { AgentError, failureWords, ToolInputError } from "../core/errors.ts";
 import { errorResult, type ToolCall, type ToolDeps } from "../tools/call.ts";
-import type { ServeTool, Tool } from "../tools/tool.ts";
+import type { ArgsOf, ServeTool, Tool, ToolDef, ToolSchema } from "../tools/tool.ts";
 
 /**
  * What the client puts before the model. The first line carries the rules on its own: Codex's
@@ -35,13 +35,24 @@ export interface ServerDeps extends ToolDeps {
   logError: (message: string) => void;
 }
 
-/** Turns any failure into a tool result the agent can read; unexpected ones are logged. */
-function failureResult(tool: string, error: unknown, deps: ServerDeps): CallToolResult {
-  const message = agentMessage(error);
-  if (message !== undefined) return errorResult(message);
+/**
+ * Turns any failure of a verb into a tool result the agent can read: an AgentError's facts worded
+ * once, here, with the verb's action (its ToolDef's, for these arguments); unexpected failures are
+ * logged and said as such.
+ */
+function failureResult<Schema extends ToolSchema>(
+  def: ToolDef<Schema>,
+  args: ArgsOf<Schema>,
+  error: unknown,
+  deps: ServerDeps,
+): CallToolResult {
+  if (error instanceof AgentError) {
+    const action = typeof def.action === "string" ? def.action : def.action(args);
+    return errorResult(failureWords(action, error));
+  }
   const detail = error instanceof Error ? error.message : String(error);
-  deps.logError(`${tool} failed unexpectedly: ${detail}`);
-  return errorResult(`Failed unexpectedly in ${tool}: ${detail}`);
+  deps.logError(`${def.name} failed unexpectedly: ${detail}`);
+  return errorResult(`Failed unexpectedly in ${def.name}: ${detail}`);
 }
 
 /**
@@ -132,7 +143,7 @@ export function createServer(deps: ServerDeps, options: CreateServerOptions = {}
       const device = await deps.phones.resolve(deviceOf(checked.args));
       return await def.handler({ ...deps, device }, checked.args, call);
     } catch (error) {
-      return failureResult(def.name, error, deps);
+      return failureResult(def, checked.args, error, deps);
     }
   };
   for (const tool of tools) tool.register(server, serve);

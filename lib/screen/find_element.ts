@@ -92,15 +92,18 @@ export function describeCandidate(e: UiElement): string {
   } @ [${b.x1},${b.y1}][${b.x2},${b.y2}] centre (${e.center.x}, ${e.center.y})`;
 }
 
-/** The refusal for a name that matched several elements or none, in the agent's words. */
-export function notFoundMessage(action: string, name: string, found: Found): string {
+/**
+ * Why a name that matched several elements or none picks nothing, with what to give instead: the
+ * facts of the refusal, which the verb words ("Cannot tap: …").
+ */
+export function notFoundWhat(name: string, found: Found): string {
   if (found.kind === "many") {
     const shown = found.candidates.slice(0, CANDIDATES_SHOWN).map((e) =>
       `- ${describeCandidate(e)}`
     );
     const more = found.candidates.length - shown.length;
     return [
-      `Cannot ${action}: "${name}" matches ${found.candidates.length} elements, so nothing was tapped. Give a fuller name (text, content-desc or resource-id), or tap one by its centre (x, y):`,
+      `"${name}" matches ${found.candidates.length} elements, so nothing was tapped. Give a fuller name (text, content-desc or resource-id), or tap one by its centre (x, y):`,
       ...shown,
       ...(more > 0 ? [`(${more} more not shown)`] : []),
     ].join("\n");
@@ -108,5 +111,5 @@ export function notFoundMessage(action: string, name: string, found: Found): str
   const near = found.kind === "none" && found.closest.length > 0
     ? `; the closest labels on screen are ${found.closest.map((l) => `"${l}"`).join(", ")}`
     : "; the screen has no labelled element";
-  return `Cannot ${action}: no element on screen has text, content-desc or resource-id "${name}"${near}. Call phone_look to see the screen, or wait for it with phone_look's wait_for`;
+  return `no element on screen has text, content-desc or resource-id "${name}"${near}. Call phone_look to see the screen, or wait for it with phone_look's wait_for`;
 }

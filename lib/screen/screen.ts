@@ -6,6 +6,7 @@ import type { Device } from "../adb/device.ts";
 import { AdbError, isNetworkSerial } from "../adb/errors.ts";
 import { releaseBytes } from "../core/bytes.ts";
 import type { Clock } from "../core/clock.ts";
+import { joinFacts } from "../core/errors.ts";
 import { excerpt } from "../core/text.ts";
 import { encodePng } from "../image/encode.ts";
 import { type Fit, type Frame, ImageError } from "../image/frame.ts";
@@ -63,57 +64,52 @@ function wholeOrEmpty(bytes: Uint8Array): boolean {
  */
 export async function captureScreen(
   device: Device,
-  action: string,
   fit: Fit,
   signal?: AbortSignal,
 ): Promise<Screenshot> {
   const capturePng = async () =>
-    (await device.run(screencapPngCommand(), { action, complete: wholeOrEmpty, signal })).stdout;
+    (await device.run(screencapPngCommand(), { complete: wholeOrEmpty, signal })).stdout;
   let stdout = await capturePng();
   let frame = await pngFrame(stdout, fit);
   if (frame instanceof ImageError) {
     // An empty answer is also what a dropped link or a killed adb server leaves (exec-out exits 0
     // with nothing: docs/android.md, the adb client), so the phone is blamed only once the link is
     // proven healthy. A Wi-Fi link is revived by running the capture again (Device.run).
-    let trouble = await linkTrouble(device, action);
+    let trouble = await linkTrouble(device);
     if (trouble !== null && isNetworkSerial(device.serial)) {
       stdout = await capturePng();
       frame = await pngFrame(stdout, fit);
-      trouble = frame instanceof ImageError ? await linkTrouble(device, action) : null;
+      trouble = frame instanceof ImageError ? await linkTrouble(device) : null;
     }
-    if (trouble !== null) throw connectionFailed(action, `"screencap -p" ${gave(stdout)}`, trouble);
+    if (trouble !== null) throw connectionFailed(`"screencap -p" ${gave(stdout)}`, trouble);
   }
   let png = (): Uint8Array => stdout;
   let note: string | undefined;
   if (frame instanceof ImageError) {
     const error = frame;
-    const raw = await device.run(screencapRawCommand(), { action, signal });
+    const raw = await device.run(screencapRawCommand(), { signal });
     const refusal = [captureRefusal(stdout), captureRefusal(raw.stdout)];
     const bothRefused = refusal[0] !== null && refusal[1] !== null;
     let rawFrame: Frame | ImageError | undefined;
     if (!bothRefused) rawFrame = await frameOrError(() => readRawScreencap(raw.stdout, fit));
     if (rawFrame === undefined || rawFrame instanceof ImageError) {
-      const trouble = await linkTrouble(device, action);
-      if (trouble !== null) {
-        throw connectionFailed(action, `raw "screencap" ${gave(raw.stdout)}`, trouble);
-      }
+      const trouble = await linkTrouble(device);
+      if (trouble !== null) throw connectionFailed(`raw "screencap" ${gave(raw.stdout)}`, trouble);
     }
     if (rawFrame === undefined) {
       const said = refusal.find((r) => r !== null && r !== "");
-      throw new AdbError(
-        "COMMAND_FAILED",
-        `Cannot ${action}: the phone returned no image at all, from "screencap -p" nor from raw "screencap"${
+      throw new AdbError("COMMAND_FAILED", {
+        what: `the phone returned no image at all, from "screencap -p" nor from raw "screencap"${
           said ? ` (it said "${said}")` : ""
         }. Android 10-14 refuse screenshots this way while a secure window is showing (FLAG_SECURE: banking apps, password, payment and DRM video screens), and while the screen is off or locked. phone_look's [ui-tree] still lists the screen's elements and where to tap them: use it; if the screen may be off, send phone_key "wake" and unlock it`,
-      );
+      });
     }
     if (rawFrame instanceof ImageError) {
-      throw new AdbError(
-        "COMMAND_FAILED",
-        `Cannot ${action}: "screencap -p" returned ${
+      throw new AdbError("COMMAND_FAILED", {
+        what: `"screencap -p" returned ${
           stdout.length === 0 ? "an empty PNG" : `an unreadable PNG (${error.message})`
         } and the raw "screencap" fallback failed too (${rawFrame.message}). Some MIUI builds do this after long sessions; rebooting the phone restores screenshots`,
-      );
+      });
     }
     frame = rawFrame;
     png = () => encodePng(decodeRawScreencap(raw.stdout));
@@ -123,12 +119,11 @@ export async function captureScreen(
   }
   const blank = frame.blank;
   if (blank) {
-    throw new AdbError(
-      "COMMAND_FAILED",
-      `Cannot ${action}: the screenshot is ${
+    throw new AdbError("COMMAND_FAILED", {
+      what: `the screenshot is ${
         blank === "black" ? "all black" : "a single flat colour"
       }, so it shows nothing usable. Either the app marks its window secure (FLAG_SECURE: banking, passwords, DRM video), which hides it from screenshots, or the screen is off or locked — try phone_key "wake", and rely on the UI tree (phone_look's [ui-tree]) for secure screens`,
-    );
+    });
   }
   return {
     frame,
@@ -164,16 +159,14 @@ const gave = (bytes: Uint8Array) =>
  * that had to be started again was killed or crashed under the capture, even if the new one sees
  * the phone.
  */
-async function linkTrouble(device: Device, action: string): Promise<string | null> {
-  const health = await device.linkHealth(action);
+async function linkTrouble(device: Device): Promise<string | null> {
+  const health = await device.linkHealth();
   switch (health.kind) {
     case "held":
       return null;
     case "check-failed":
-      // The check's own "Cannot <action>: " is dropped: the message already says what failed.
-      return `then adb's check of the link failed: ${
-        excerpt(health.error.message.replace(/^Cannot [^:]*: /, ""))
-      }`;
+      // The check's facts alone: the capture's own words already say what failed.
+      return `then adb's check of the link failed: ${excerpt(joinFacts(health.error))}`;
     case "server-restarted":
       return "the adb server had stopped under it (adb had to start a new one)";
     case "state":
@@ -182,11 +175,11 @@ async function linkTrouble(device: Device, action: string): Promise<string | nul
 }
 
 /** A capture lost to the link or the adb server, said as such: no firmware is blamed. */
-function connectionFailed(action: string, what: string, trouble: string): AdbError {
-  return new AdbError(
-    "TRANSPORT",
-    `Cannot ${action}: the connection to the phone failed during the capture: ${what}, and ${trouble}. This is the USB or Wi-Fi link or the adb server, not the phone: check the cable or Wi-Fi link and that nothing stopped the adb server, then call the tool again`,
-  );
+function connectionFailed(gave: string, trouble: string): AdbError {
+  return new AdbError("TRANSPORT", {
+    what:
+      `the connection to the phone failed during the capture: ${gave}, and ${trouble}. This is the USB or Wi-Fi link or the adb server, not the phone: check the cable or Wi-Fi link and that nothing stopped the adb server, then call the tool again`,
+  });
 }
 
 /**
@@ -221,25 +214,25 @@ const IDLE_RETRIES: ReadonlyArray<{ compressed: boolean; waitMs: number }> = [
  */
 export async function readUiTree(
   screen: PhoneScreen,
-  action: string,
   clock: Clock,
   signal?: AbortSignal,
 ): Promise<UiElement[]> {
   let lastReason = "";
   for (const { compressed, waitMs } of IDLE_RETRIES) {
     if (waitMs > 0) await clock.sleep(waitMs, signal);
-    const { dump } = await readDump(screen, { action, compressed, signal });
+    const { dump } = await readDump(screen, { compressed, signal });
     if (dump.ok) return parseUiTree(dump.xml);
     lastReason = dump.reason;
     if (!dump.idleState) {
-      throw new AdbError(
-        "COMMAND_FAILED",
-        `Cannot ${action}: uiautomator said "${dump.reason}". Some screens (games, video, secure or canvas-drawn apps) expose no UI tree; the screenshot still shows them`,
-      );
+      throw new AdbError("COMMAND_FAILED", {
+        what:
+          `uiautomator said "${dump.reason}". Some screens (games, video, secure or canvas-drawn apps) expose no UI tree`,
+        fix: "the screenshot still shows them",
+      });
     }
   }
-  throw new AdbError(
-    "COMMAND_FAILED",
-    `Cannot ${action}: uiautomator said "${lastReason}" ${IDLE_RETRIES.length} times: the screen keeps animating (video, game, live wallpaper or a spinner). Use the screenshot, or wait and look again`,
-  );
+  throw new AdbError("COMMAND_FAILED", {
+    what:
+      `uiautomator said "${lastReason}" ${IDLE_RETRIES.length} times: the screen keeps animating (video, game, live wallpaper or a spinner). Use the screenshot, or wait and look again`,
+  });
 }

@@ -3,7 +3,6 @@
 
 import { describeChanges, parseWindowState, sameScreen } from "./changes.ts";
 import type { Clock } from "../core/clock.ts";
-import { AgentError } from "../core/errors.ts";
 import type { PhoneScreen, ScreenReading } from "./phone_screen.ts";
 import { readDump } from "./ui_dump.ts";
 import { type DumpResult, parseUiTree } from "./ui_tree.ts";
@@ -26,8 +25,8 @@ export interface ScreenRead {
 }
 
 /** The focused window, the keyboard and the UI tree, in one adb round trip (screenStateCommand). */
-export async function readScreenState(screen: PhoneScreen, action: string): Promise<ScreenRead> {
-  const { dump, text } = await readDump(screen, { action, windowState: true });
+export async function readScreenState(screen: PhoneScreen): Promise<ScreenRead> {
+  const { dump, text } = await readDump(screen, { windowState: true });
   return { ...parseWindowState(text), dump };
 }
 
@@ -54,13 +53,14 @@ export function within<T>(work: Promise<T>, ms: number, clock: Clock): Promise<T
 /**
  * Reads the screen until two reads in a row are equal (focus, keyboard, elements), within
  * SETTLE_BUDGET_MS. A dump that says "could not get idle state" is a screen still moving; a dump
- * failing otherwise (no tree on this screen) ends the wait at once.
+ * failing otherwise (no tree on this screen) ends the wait at once. A read that fails outright
+ * (the phone is gone) throws its AgentError, for the verb to word (unreadSection).
  */
 export async function settleScreen(
   screen: PhoneScreen,
-  call: { clock: Clock; signal: AbortSignal; action: string },
+  call: { clock: Clock; signal: AbortSignal },
 ): Promise<Settled> {
-  const { clock, signal, action } = call;
+  const { clock, signal } = call;
   const deadline = clock.now() + SETTLE_BUDGET_MS;
   let previous: ScreenReading | undefined;
   let latest: ScreenReading | undefined;
@@ -68,7 +68,7 @@ export async function settleScreen(
   while (!signal.aborted) {
     const started = clock.now();
     if (started >= deadline) break;
-    const read = await within(readScreenState(screen, action), deadline - started, clock);
+    const read = await within(readScreenState(screen), deadline - started, clock);
     if (read === "late") break;
     if (read.dump.ok) {
       const reading = screen.remember({
@@ -97,22 +97,10 @@ export async function settleScreen(
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 /**
- * The [changed] section for an action whose screen before was `before`: waits for the screen to
- * settle, then says what changed, or that it did not settle and what is there now. A failure to
- * read is said in the section: the action itself has happened.
+ * The [changed] section for an action whose screen before was `before`, from the wait for the
+ * screen to settle (settleScreen): what changed, or that it did not settle and what is there now.
  */
-export async function changedSection(
-  screen: PhoneScreen,
-  call: { clock: Clock; signal: AbortSignal; before: ScreenReading | undefined },
-): Promise<string> {
-  const { clock, signal, before } = call;
-  let result: Settled;
-  try {
-    result = await settleScreen(screen, { clock, signal, action: "read the screen after acting" });
-  } catch (error) {
-    if (!(error instanceof AgentError)) throw error;
-    return `[changed]\ncould not read the screen afterwards: ${error.message}`;
-  }
+export function changedSection(before: ScreenReading | undefined, result: Settled): string {
   const { settled, reading, failure } = result;
   const lines: string[] = [];
   if (!settled) {
@@ -126,4 +114,12 @@ export async function changedSection(
   }
   if (reading !== undefined) lines.push(...describeChanges(before, reading));
   return ["[changed]", ...lines].join("\n");
+}
+
+/**
+ * The [changed] section when the screen could not be read after the action: `said` is that
+ * failure, worded by the verb. The action itself has happened, so this is no error.
+ */
+export function unreadSection(said: string): string {
+  return `[changed]\ncould not read the screen afterwards: ${said}`;
 }

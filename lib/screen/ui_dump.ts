@@ -12,8 +12,6 @@ export interface DumpRead {
 }
 
 export interface DumpReadOptions {
-  /** What the tool is doing, for messages. */
-  action: string;
   /** `--compressed`: only views important for accessibility (an animated screen's retry). */
   compressed?: boolean;
   /**
@@ -33,7 +31,10 @@ export interface DumpReadOptions {
  * reads go there directly. uiautomator exits 0 when it fails, so the caller reads its "ERROR:"
  * line from the result (extractDump).
  */
-export async function readDump(screen: PhoneScreen, options: DumpReadOptions): Promise<DumpRead> {
+export async function readDump(
+  screen: PhoneScreen,
+  options: DumpReadOptions = {},
+): Promise<DumpRead> {
   let read = await dumpOnce(screen, options);
   if (!read.dump.ok && screen.dumpsToTty && ttyRefused(read.text)) {
     screen.refusedTty();
@@ -44,7 +45,7 @@ export async function readDump(screen: PhoneScreen, options: DumpReadOptions): P
 
 /** One dump, to /dev/tty unless this phone refused it before. */
 async function dumpOnce(screen: PhoneScreen, options: DumpReadOptions): Promise<DumpRead> {
-  const { action, compressed = false, windowState = false, signal } = options;
+  const { compressed = false, windowState = false, signal } = options;
   const path = screen.dumpsToTty ? undefined : freshDumpPath();
   const command = windowState
     ? screenStateCommand({ path, compressed })
@@ -54,7 +55,7 @@ async function dumpOnce(screen: PhoneScreen, options: DumpReadOptions): Promise<
   // A file dump ends with the exit marker, which shows a reply cut short; a tty dump has none.
   const out = await screen.device.run(
     command,
-    path === undefined ? { action, complete: dumpFinished, signal } : { action, signal },
+    path === undefined ? { complete: dumpFinished, signal } : { signal },
   );
   return { dump: extractDump(out.text), text: out.text };
 }

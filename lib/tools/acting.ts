@@ -3,8 +3,12 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import type { Located } from "../screen/element_target.ts";
 import type { ScreenReading } from "../screen/phone_screen.ts";
+import type { UiElement } from "../screen/ui_tree.ts";
+import { AdbError } from "../adb/errors.ts";
 import { scanCharacters } from "../core/characters.ts";
+import { AgentError, failureWords } from "../core/errors.ts";
 import { type PhoneDeps, textResult, type ToolCall } from "./call.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
@@ -15,8 +19,41 @@ export const loadSettle = (): Promise<typeof import("../screen/settle.ts")> =>
   import("../screen/settle.ts");
 
 /** Finding an element by name on a fresh tree; loaded on the first action that names one. */
-export const loadElementTarget = (): Promise<typeof import("../screen/element_target.ts")> =>
+const loadElementTarget = (): Promise<typeof import("../screen/element_target.ts")> =>
   import("../screen/element_target.ts");
+
+/**
+ * Runs a step of the verb's own (tapping the field before typing, finding an element before
+ * tapping it): a device failure in it names the step instead of the verb, so the agent hears
+ * 'Cannot find "Sign in" on screen: …' rather than of a tap that was never tried.
+ */
+export async function asStep<T>(step: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof AdbError)) throw error;
+    throw new AdbError(error.code, { ...error.facts, step }, {
+      cause: error,
+      trouble: error.trouble,
+      attached: error.attached,
+    });
+  }
+}
+
+/**
+ * The element an acting verb names (lib/screen/element_target.ts). A miss is the verb's own
+ * refusal ("Cannot tap: …"); a failure to read the screen names the step that met it.
+ */
+export async function locate(
+  deps: PhoneDeps,
+  target: { name: string; prefer?: (e: UiElement) => boolean },
+): Promise<Located> {
+  const { locateElement } = await loadElementTarget();
+  return await asStep(
+    `find "${target.name}" on screen`,
+    () => locateElement(deps.screens.of(deps.device), { clock: deps.clock, ...target }),
+  );
+}
 
 export const settleField = z.boolean().default(true).describe(
   `true (default): after acting, wait up to ${SETTLE_BUDGET_S} s for the screen to settle and add a [changed] section (app before → after, keyboard, elements that appeared + or disappeared -); false: answer at once, with no extra adb call`,
@@ -57,7 +94,13 @@ export async function screenBefore(
   return screen.takeBefore(deps.clock.now());
 }
 
-/** The verb's reply, followed by the [changed] section when settling. */
+/** What the [changed] section names when the screen cannot be read once the action is done. */
+const READ_AFTER = "read the screen after acting";
+
+/**
+ * The verb's reply, followed by the [changed] section when settling. A failure to read the screen
+ * then is said in the section: the action itself has happened.
+ */
 export async function actionResult(
   deps: PhoneDeps,
   call: ToolCall,
@@ -66,12 +109,17 @@ export async function actionResult(
   reply: string,
 ): Promise<CallToolResult> {
   if (!settle) return textResult(reply);
-  const { changedSection } = await loadSettle();
-  return textResult(
-    `${reply}\n\n${await changedSection(deps.screens.of(deps.device), {
+  const { settleScreen, changedSection, unreadSection } = await loadSettle();
+  let section: string;
+  try {
+    const settled = await settleScreen(deps.screens.of(deps.device), {
       clock: deps.clock,
       signal: call.signal,
-      before,
-    })}`,
-  );
+    });
+    section = changedSection(before, settled);
+  } catch (error) {
+    if (!(error instanceof AgentError)) throw error;
+    section = unreadSection(failureWords(READ_AFTER, error));
+  }
+  return textResult(`${reply}\n\n${section}`);
 }

@@ -18,20 +18,21 @@ export function coordinate(axis: string): z.ZodNumber {
  */
 export async function checkOnScreen(
   device: Device,
-  action: string,
   points: ReadonlyArray<readonly [string, number, number]>,
 ): Promise<void> {
-  const { width, height } = await device.screenSize(action);
+  const { width, height } = await device.screenSize();
   for (const [label, x, y] of points) {
     const fits = (x < width && y < height) || (x < height && y < width);
     if (!fits) {
-      throw new ToolInputError(
-        `Cannot ${action}: ${label} (${x}, ${y}) is off the screen, which is ${width}×${height} device pixels (x 0–${
-          width - 1
-        }, y 0–${
-          height - 1
-        }). Coordinates are device pixels, as in phone_look's [ui-tree] bounds; if you measured on a screenshot, multiply by the scale factor phone_shot reports`,
-      );
+      throw new ToolInputError({
+        what:
+          `${label} (${x}, ${y}) is off the screen, which is ${width}×${height} device pixels (x 0–${
+            width - 1
+          }, y 0–${
+            height - 1
+          }). Coordinates are device pixels, as in phone_look's [ui-tree] bounds`,
+        fix: "if you measured on a screenshot, multiply by the scale factor phone_shot reports",
+      });
     }
   }
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../adb/phone_facts.ts";
 import type { Phones } from "../adb/phones.ts";
 import { excerpt } from "../core/text.ts";
-import { agentMessage } from "../core/errors.ts";
+import { AgentError, failureWords } from "../core/errors.ts";
 import { textResult } from "./call.ts";
 import { defineServerTool, LOOKS_ONLY } from "./tool.ts";
 
@@ -24,13 +24,18 @@ async function describePhone(phones: Phones, serial: string, state: string): Pro
   if (state !== "device") return `- ${serial}: ${state}`;
   try {
     const device = await phones.resolve(serial);
-    const out = await device.run(phoneFactsCommand(), { action: "read the phone's facts" });
+    const out = await device.run(phoneFactsCommand());
     const facts = parsePhoneFacts(out.text);
     return facts === null
       ? `- ${serial}: device; its facts were unreadable (${excerpt(out.text, 120)})`
       : `- ${serial}: device; ${describeFacts(facts)}`;
   } catch (error) {
-    const message = agentMessage(error) ?? (error instanceof Error ? error.message : String(error));
+    // The step is named here: the list itself did not fail, one phone's facts did.
+    const message = error instanceof AgentError
+      ? failureWords("read the phone's facts", error)
+      : error instanceof Error
+      ? error.message
+      : String(error);
     return `- ${serial}: device, but reading its facts failed: ${message}`;
   }
 }
@@ -42,6 +47,7 @@ export const phoneDevices = defineServerTool({
     "List the Android phones this server may drive: each one's serial, adb state (device = ready; offline; unauthorized = accept the prompt on the phone), model, Android version, screen size in device pixels, and whether ADB Keyboard is installed (without it phone_type types ASCII only). Every other tool takes one of these serials as `device`; it may be omitted when the server drives one phone.",
   inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
+  action: "list the phones",
   async handler({ phones }) {
     const roster = await phones.roster();
     const lines = await Promise.all(roster.map((d) => describePhone(phones, d.serial, d.state)));

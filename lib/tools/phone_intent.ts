@@ -15,12 +15,10 @@ import { closestPackages } from "../core/near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
 import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
-import { ToolInputError } from "../core/errors.ts";
+import { type FailureFacts, ToolInputError } from "../core/errors.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 const field = (what: string) => z.string().min(1).max(2000).optional().describe(what);
-
-const ACTION = "start the intent";
 
 export const phoneIntent = defineTool({
   name: "phone_intent",
@@ -37,17 +35,14 @@ export const phoneIntent = defineTool({
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
+  action: "start the intent",
   // device picked the phone (server.ts); the rest are the intent's own fields.
   async handler(deps, { settle, device: _phone, ...args }, call) {
     const { device } = deps;
     const refusal = intentArgsProblem(args);
-    if (refusal) throw new ToolInputError(`Cannot ${ACTION}: ${refusal}`);
+    if (refusal) throw new ToolInputError({ what: refusal });
     const before = await screenBefore(deps, settle);
-    const out = await device.run(intentCommand(args), {
-      action: ACTION,
-      ownStatus: true,
-      signal: call.signal,
-    });
+    const out = await device.run(intentCommand(args), { ownStatus: true, signal: call.signal });
     const outcome = readIntentOutcome(out.text, out.status);
     if (outcome.kind === "started") {
       const reply = `Started ${startedWhat(args)}.${
@@ -80,47 +75,64 @@ function startedWhat(args: IntentArgs): string {
 
 type Failure = Exclude<ReturnType<typeof readIntentOutcome>, { kind: "started" }>;
 
-/** What went wrong, in words an agent can act on, with what the phone has instead. */
-async function explainFailure(device: Device, args: IntentArgs, failure: Failure): Promise<string> {
+/** What went wrong and what to do, with what the phone has instead: the facts the verb words. */
+async function explainFailure(
+  device: Device,
+  args: IntentArgs,
+  failure: Failure,
+): Promise<FailureFacts> {
   switch (failure.kind) {
     case "no-launcher-activity": {
       // Only monkey says this, and phone-eye runs monkey for a package given alone.
       const pkg = args.package ?? "";
       const packages = await installedPackages(device);
       if (packages === null) {
-        return `Cannot ${ACTION}: the phone has no app "${pkg}" to launch: it is not installed, or has no launcher activity. Check the package name, or give a component ("${pkg}/.SomeActivity")`;
+        return {
+          what:
+            `the phone has no app "${pkg}" to launch: it is not installed, or has no launcher activity. Check the package name, or give a component ("${pkg}/.SomeActivity")`,
+        };
       }
       if (!packages.includes(pkg)) {
-        return `Cannot ${ACTION}: ${notInstalled(pkg, packages)}. Check the package name`;
+        return { what: `${notInstalled(pkg, packages)}. Check the package name` };
       }
-      return `Cannot ${ACTION}: "${pkg}" is installed but has no launcher activity, so there is no app screen to open from its package alone; give a component ("${pkg}/.SomeActivity") or an action and data it handles`;
+      return {
+        what:
+          `"${pkg}" is installed but has no launcher activity, so there is no app screen to open from its package alone`,
+        fix: `give a component ("${pkg}/.SomeActivity") or an action and data it handles`,
+      };
     }
     case "no-such-activity": {
       const pkg = failure.component.split("/", 1)[0] ?? "";
-      const said = `Cannot ${ACTION}: the activity class {${failure.component}} does not exist`;
+      const what = `the activity class {${failure.component}} does not exist`;
       const packages = await installedPackages(device);
       if (packages !== null && !packages.includes(pkg)) {
-        return `${said}: ${notInstalled(pkg, packages)}`;
+        return { what: `${what}: ${notInstalled(pkg, packages)}` };
       }
       const launcher = await launcherActivity(device, pkg);
-      return launcher === null
-        ? `${said}; check the class name (phone_look shows what is on screen)`
-        : `${said}; "${pkg}" opens at ${launcher}: give that as component, or the package alone`;
+      return {
+        what,
+        fix: launcher === null
+          ? "check the class name (phone_look shows what is on screen)"
+          : `"${pkg}" opens at ${launcher}: give that as component, or the package alone`,
+      };
     }
     case "unresolved": {
-      const said =
-        `Cannot ${ACTION}: am is unable to resolve ${failure.intent}: no app on the phone handles it`;
+      const what = `am is unable to resolve ${failure.intent}: no app on the phone handles it`;
       const pkg = args.package;
       if (pkg !== undefined) {
         const packages = await installedPackages(device);
         if (packages !== null && !packages.includes(pkg)) {
-          return `${said}: ${notInstalled(pkg, packages)}`;
+          return { what: `${what}: ${notInstalled(pkg, packages)}` };
         }
       }
-      return `${said}. Check the action and data (a web link needs an http(s) URI, viewed with android.intent.action.VIEW); to open an app, give its package alone`;
+      return {
+        what:
+          `${what}. Check the action and data (a web link needs an http(s) URI, viewed with android.intent.action.VIEW)`,
+        fix: "to open an app, give its package alone",
+      };
     }
     case "failed":
-      return `Cannot ${ACTION}: the phone said: ${failure.detail}`;
+      return { what: `the phone said: ${failure.detail}` };
   }
 }
 
@@ -138,7 +150,7 @@ function notInstalled(pkg: string, packages: readonly string[]): string {
  */
 async function installedPackages(device: Device): Promise<string[] | null> {
   try {
-    const out = await device.run(listPackagesCommand(), { action: "list the installed packages" });
+    const out = await device.run(listPackagesCommand());
     const packages = parsePackageList(out.text);
     return packages.length > 0 ? packages : null;
   } catch (error) {
@@ -150,9 +162,7 @@ async function installedPackages(device: Device): Promise<string[] | null> {
 /** The package's launcher activity ("pkg/.Main"), or null when it has none or the phone failed. */
 async function launcherActivity(device: Device, pkg: string): Promise<string | null> {
   try {
-    const out = await device.run(resolveActivityCommand(pkg), {
-      action: "find the app's launcher activity",
-    });
+    const out = await device.run(resolveActivityCommand(pkg));
     return parseResolvedActivity(out.text, pkg);
   } catch (error) {
     if (error instanceof AdbError) return null;

@@ -27,20 +27,20 @@ export const phoneKey = defineTool({
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
+  action: "press a key",
   async handler(deps, { key, settle }, call) {
     const { device } = deps;
     const control = typeof key === "string" ? scanCharacters(key).control : undefined;
     if (control !== undefined) {
-      throw new ToolInputError(
-        `Cannot press a key: the key contains a control character (${
-          characterName(control)
-        }); give one key name such as "enter", or a numeric keycode`,
-      );
+      throw new ToolInputError({
+        what: `the key contains a control character (${characterName(control)})`,
+        fix: 'give one key name such as "enter", or a numeric keycode',
+      });
     }
     const resolved = resolveKey(key);
-    if ("error" in resolved) throw new ToolInputError(resolved.error);
+    if ("error" in resolved) throw new ToolInputError({ what: resolved.error });
     const before = await screenBefore(deps, settle);
-    await runInput(device, keyeventCommand(resolved.code), "press a key", call.signal);
+    await runInput(device, keyeventCommand(resolved.code), call.signal);
     // The same words however the key was given: "enter", "66" and 66 all press enter.
     const name = keyName(resolved.code);
     const reply = name === undefined

@@ -20,11 +20,10 @@ export function visionQuestion(question: string | undefined): string | undefined
   const flat = question.replace(/[\t\n\r]+/g, " ");
   const control = scanCharacters(flat).control;
   if (control !== undefined) {
-    throw new ToolInputError(
-      `Cannot look: the question contains a control character (${
-        characterName(control)
-      }); remove it (line breaks and tabs are fine: they are read as spaces)`,
-    );
+    throw new ToolInputError({
+      what: `the question contains a control character (${characterName(control)})`,
+      fix: "remove it (line breaks and tabs are fine: they are read as spaces)",
+    });
   }
   return flat;
 }
@@ -70,10 +69,12 @@ export const phoneLook = defineTool({
     ),
   }),
   annotations: LOOKS_ONLY,
+  // The look's own channels are worded in its sections (lib/look/words.ts); this names the rest.
+  action: "look",
   async handler(deps, { question, wait_for, wait_gone, timeout_ms }, call) {
     const asked = visionQuestion(question);
     if (wait_for !== undefined && wait_gone !== undefined) {
-      throw new ToolInputError("Cannot look: give wait_for or wait_gone, not both");
+      throw new ToolInputError({ what: "give wait_for or wait_gone, not both" });
     }
     const name = wait_for ?? wait_gone;
     if (name !== undefined) {
@@ -86,9 +87,10 @@ export const phoneLook = defineTool({
       return lookResult(await waitThenLook(deps, asked, wait, call));
     }
     if (timeout_ms !== undefined) {
-      throw new ToolInputError(
-        "Cannot look: timeout_ms is how long wait_for or wait_gone waits; give one of them, or leave timeout_ms out",
-      );
+      throw new ToolInputError({
+        what: "timeout_ms is how long wait_for or wait_gone waits",
+        fix: "give one of them, or leave timeout_ms out",
+      });
     }
     const { look } = await loadLook();
     return lookResult(await look(deps, asked, call));

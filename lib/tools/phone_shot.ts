@@ -22,12 +22,13 @@ export const phoneShot = defineTool({
     "Take a screenshot of the Android phone's screen, returned as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
   inputSchema: z.strictObject({ device: deviceArg() }),
   annotations: LOOKS_ONLY,
+  action: "take a screenshot",
   preload: loadCapture,
   async handler({ device, saveShot, memory }, _args, { signal }) {
     const [{ captureScreen }, { encodeFrame, toBase64 }, { agentSizing, fitFor, scaleNote }] =
       await loadCapture();
     const sizing = agentSizing();
-    using shot = await captureScreen(device, "take a screenshot", fitFor(sizing), signal);
+    using shot = await captureScreen(device, fitFor(sizing), signal);
     const image = encodeFrame(shot.frame, sizing);
     memory.collectAfterAnswer(); // the decode's and encoder's buffers, once the answer is out
     const lines = [scaleNote(image)];

@@ -26,11 +26,12 @@ export const phoneSwipe = defineTool({
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
+  action: "swipe",
   async handler(deps, { x1, y1, x2, y2, duration_ms, settle }, call) {
     const { device } = deps;
-    await checkOnScreen(device, "swipe", [["the start", x1, y1], ["the end", x2, y2]]);
+    await checkOnScreen(device, [["the start", x1, y1], ["the end", x2, y2]]);
     const before = await screenBefore(deps, settle);
-    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), "swipe", call.signal);
+    await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), call.signal);
     const reply = `Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`;
     return await actionResult(deps, call, settle, before, reply);
   },

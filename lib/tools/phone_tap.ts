@@ -7,7 +7,7 @@ import { runInput } from "../adb/input.ts";
 import {
   actionResult,
   elementField,
-  loadElementTarget,
+  locate,
   screenBefore,
   SETTLE_SENTENCE,
   settleField,
@@ -15,6 +15,19 @@ import {
 import { checkOnScreen, coordinate } from "./coordinates.ts";
 import { ToolInputError } from "../core/errors.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
+
+/** What the call does, in the agent's words: a long press, a double or triple tap, or a tap. */
+function tapAction(
+  { count = 1, hold_ms }: { count?: number | undefined; hold_ms?: number | undefined },
+): string {
+  return hold_ms !== undefined
+    ? "long-press"
+    : count === 3
+    ? "triple-tap"
+    : count === 2
+    ? "double-tap"
+    : "tap";
+}
 
 export const phoneTap = defineTool({
   name: "phone_tap",
@@ -36,47 +49,38 @@ export const phoneTap = defineTool({
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
+  action: tapAction,
   async handler(deps, { x: givenX, y: givenY, element, count = 1, hold_ms, settle }, call) {
     const { device } = deps;
     if (hold_ms !== undefined && count > 1) {
+      // Neither a long press nor a double tap: the refusal names the plain verb.
       throw new ToolInputError(
         "Cannot tap: give count (a double or triple tap) or hold_ms (a long press), not both",
       );
     }
-    const action = hold_ms !== undefined
-      ? "long-press"
-      : count === 3
-      ? "triple-tap"
-      : count === 2
-      ? "double-tap"
-      : "tap";
     if ((element === undefined) === (givenX === undefined || givenY === undefined)) {
-      throw new ToolInputError(
-        `Cannot ${action}: give either x and y (device pixels) or element (a name on screen), not both and not neither`,
-      );
+      throw new ToolInputError({
+        what:
+          "give either x and y (device pixels) or element (a name on screen), not both and not neither",
+      });
     }
     let before = element === undefined ? await screenBefore(deps, settle) : undefined;
     let named = "";
     let x = givenX ?? 0;
     let y = givenY ?? 0;
     if (element !== undefined) {
-      const { locateElement } = await loadElementTarget();
-      const found = await locateElement(deps.screens.of(device), {
-        clock: deps.clock,
-        name: element,
-        action,
-      });
+      const found = await locate(deps, { name: element });
       ({ x, y } = found.element.center);
       before = found.before;
       named = ` ${found.described}:`;
     }
-    await checkOnScreen(device, action, [["the point", x, y]]);
+    await checkOnScreen(device, [["the point", x, y]]);
     const command = hold_ms !== undefined
       ? longPressCommand(x, y, hold_ms)
       : count > 1
       ? multiTapCommand(x, y, count)
       : tapCommand(x, y);
-    await runInput(device, command, action, call.signal);
+    await runInput(device, command, call.signal);
     const reply = hold_ms !== undefined
       ? `Long-pressed${named} (${x}, ${y}) for ${hold_ms} ms.`
       : count === 2

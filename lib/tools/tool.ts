@@ -48,6 +48,13 @@ interface ToolDefBase<Schema extends ToolSchema> {
   inputSchema: Schema;
   annotations: ToolAnnotations;
   /**
+   * What the verb does, as the agent reads it when it fails: server.ts words every failure the
+   * handler throws as "Cannot <action>: …" (failureWords, lib/core/errors.ts), the one place a
+   * verb's failures get their words. A function of the arguments when they change it (phone_tap:
+   * tap, double-tap, long-press).
+   */
+  action: string | ((args: ArgsOf<Schema>) => string);
+  /**
    * Loads the modules the handler imports on first use (the eyes), so the server can load them
    * in the background once it is idle (server.ts, preloadTools) and the first call is no slower.
    */

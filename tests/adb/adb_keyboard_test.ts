@@ -13,7 +13,8 @@ import {
   typeWithAdbKeyboard,
   typeWithKeyboardCommand,
 } from "../../lib/adb/adb_keyboard.ts";
-import { createDevice } from "../../lib/adb/device.ts";
+import { createDevice, type Device } from "../../lib/adb/device.ts";
+import { AdbError } from "../../lib/adb/errors.ts";
 import { exited, fakeAdb, type FakeAnswer } from "../helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "../helpers/in_process.ts";
 
@@ -34,6 +35,23 @@ function phone(rules: Parameters<typeof fakeAdb>[0]) {
     device: createDevice({ run: adb.run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
     sent: adb.sent,
   };
+}
+
+/** What phone_type answers for `text` on `device` (no settle): the words the agent reads. */
+async function typedOverMcp(
+  device: Device,
+  text: string,
+): Promise<{ isError: boolean; text: string }> {
+  const mcp = await connectInProcess({ device });
+  try {
+    const result = await mcp.client.callTool({
+      name: "phone_type",
+      arguments: { text, settle: false },
+    });
+    return { isError: result.isError === true, text: textOf(result) };
+  } finally {
+    await mcp.close();
+  }
 }
 
 Deno.test({
@@ -119,12 +137,18 @@ Deno.test({
     ]);
     const result = await typeWithAdbKeyboard(device, "héllo 你好 👋");
     assert.deepEqual(result, {
-      typed:
-        `Typed 10 characters through ADB Keyboard. The previous keyboard (${LATIN}) is selected again.`,
+      count: 10,
+      typing: { ok: true, listening: true },
+      restored: { ok: true, previous: LATIN, disabled: true },
     });
     assert.equal(sent.length, 3);
     assert.match(sent[1]!, /^ime enable /);
     assert.equal(sent[2], deviceShellLine(restoreImeCommand({ previous: LATIN, disable: true })));
+    assert.deepEqual(await typedOverMcp(device, "héllo 你好 👋"), {
+      isError: false,
+      text:
+        `Typed 10 characters through ADB Keyboard. The previous keyboard (${LATIN}) is selected again.`,
+    });
   },
 });
 
@@ -147,10 +171,11 @@ Deno.test({
       [/am broadcast/, exited(0, "", "", { status: 137 })],
       [/shell ime set/, exited(0, `Input method ${LATIN} selected for user #0\n`)],
     ]);
-    await assert.rejects(
-      () => typeWithAdbKeyboard(device, "é"),
-      (e: Error) => /exit code 137/.test(e.message) && !/Also/.test(e.message),
-    );
+    const typed = await typeWithAdbKeyboard(device, "é");
+    assert.ok(!("absent" in typed) && !typed.typing.ok);
+    assert.ok(typed.typing.error instanceof AdbError);
+    assert.match(typed.typing.error.what, /exit code 137/);
+    assert.deepEqual(typed.restored, { ok: true, previous: LATIN, disabled: false });
     assert.equal(
       sent.at(-1),
       deviceShellLine(restoreImeCommand({ previous: LATIN, disable: false })),
@@ -169,14 +194,15 @@ Deno.test({
       [/am broadcast/, exited(0, READY_TYPED)],
       [/shell ime set/, exited(0, "", refused)],
     ]);
-    await assert.rejects(
-      () => typeWithAdbKeyboard(device, "é"),
-      (e: Error) =>
-        e.message.startsWith(
-          "Failed to put the keyboard back after typing: the phone refused to put the previous input method back",
-        ) && e.message.includes(refused) &&
-        e.message.includes(`run "adb shell ime set ${LATIN}"`) &&
-        e.message.endsWith("Typed 1 character through ADB Keyboard."),
+    const typed = await typedOverMcp(device, "é");
+    assert.equal(typed.isError, true);
+    assert.ok(
+      typed.text.startsWith(
+        "Failed to put the keyboard back after typing: the phone refused to put the previous input method back",
+      ) && typed.text.includes(refused) &&
+        typed.text.includes(`run "adb shell ime set ${LATIN}"`) &&
+        typed.text.endsWith("Typed 1 character through ADB Keyboard."),
+      typed.text,
     );
   },
 });
@@ -190,11 +216,11 @@ Deno.test({
       [/am broadcast/, exited(0, "", "", { status: 1 })],
       [/shell ime set/, exited(0, "", "", { status: 255 })],
     ]);
-    await assert.rejects(
-      () => typeWithAdbKeyboard(device, "é"),
-      (e: Error) =>
-        /exit code 1\b/.test(e.message) &&
-        /Also: could not put the previous input method back/.test(e.message),
+    const typed = await typedOverMcp(device, "é");
+    assert.equal(typed.isError, true);
+    assert.match(
+      typed.text,
+      /^Cannot type text: the phone answered with exit code 1\b.*\. Also: could not put the previous input method back \(Cannot put the previous keyboard back: the phone answered with exit code 255\); run "adb shell ime set /,
     );
   },
 });

@@ -11,7 +11,7 @@ import {
   AdbError,
   type AdbErrorCode,
   adbSees,
-  describeTrouble,
+  troubleFacts,
   withAttached,
 } from "../../lib/adb/errors.ts";
 import { classifyAdbFailure } from "../../lib/adb/classify.ts";
@@ -116,13 +116,13 @@ Deno.test({
         // "closed" keeps "error: " in adb 34 too (docs/android.md); the classifier accepts both.
         const stderr = text.stderr(form.prefix);
         for (const serial of [WIFI, undefined]) {
-          // The plain words (acts: false); an acting call's are adb_hostile_test.ts's.
-          const ctx = { action: "tap", serial, command: "shell input tap 1 2", acts: false };
+          // The plain facts (acts: false); an acting call's are adb_hostile_test.ts's.
+          const ctx = { serial, command: "shell input tap 1 2", acts: false };
           const result = classifyAdbFailure(exited(form.status, "", stderr), ctx);
           const what = `${form.client}: ${JSON.stringify(stderr)}, serial ${serial}`;
           assert.ok(!result.ok, what);
           assert.equal(result.error.code, text.code, what);
-          assert.match(result.error.message, /^Cannot tap: /, what);
+          assert.equal(result.error.uncertain, false, what);
           assert.match(
             result.error.message,
             serial === undefined ? text.withoutSerial : text.withSerial,
@@ -139,7 +139,6 @@ Deno.test({
   permissions: "none",
   fn() {
     const ctx = {
-      action: "take a screenshot",
       serial: WIFI,
       command: "exec-out screencap -p",
       acts: false,
@@ -174,14 +173,12 @@ Deno.test({
       [/^connect /, exited(0, `connected to ${WIFI}\n`)],
     ]);
     const device = createDevice({ run: adb.run, serial: WIFI, timeoutMs: 1000 });
-    await assert.rejects(device.run(tapCommand(1, 2), { action: "tap" }), (error: unknown) => {
+    await assert.rejects(device.run(tapCommand(1, 2)), (error: unknown) => {
       assert.ok(error instanceof AdbError);
       assert.equal(error.code, "RECONNECTED");
       return true;
     });
-    const shot = await device.run(screencapPngCommand(), {
-      action: "take a screenshot",
-    });
+    const shot = await device.run(screencapPngCommand());
     assert.equal(shot.text, "PNG-whole-IEND");
     assert.equal(adb.sent.filter((c) => c === "input tap 1 2").length, 1);
     assert.equal(adb.sent.filter((c) => c === "screencap -p").length, 2);
@@ -197,7 +194,7 @@ Deno.test({
   fn() {
     const notFound = classifyAdbFailure(
       exited(1, "", "error: device 'R58M123ABC' not found\n"),
-      { action: "tap", serial: "R58M123ABC", command: "shell input tap 1 2", acts: false },
+      { serial: "R58M123ABC", command: "shell input tap 1 2", acts: false },
     );
     assert.ok(!notFound.ok && notFound.error.trouble !== undefined);
     // Without the list (not read yet, or `adb devices` failed): nothing is said about it.
@@ -207,13 +204,19 @@ Deno.test({
     assert.equal(named.code, "NO_DEVICE");
     assert.deepEqual(named.attached, attached);
     assert.equal(
-      named.message,
-      'Cannot tap: no Android device reachable at R58M123ABC; adb sees: R58M123ABD (device), 192.168.1.20:5555 (offline); if "R58M123ABC" is a typo, set ANDROID_SERIAL (or --serial) to one of those; otherwise plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address',
+      named.what,
+      "no Android device reachable at R58M123ABC; adb sees: R58M123ABD (device), 192.168.1.20:5555 (offline)",
     );
     assert.equal(
-      describeTrouble(notFound.error.trouble, []),
-      'Cannot tap: no Android device reachable at R58M123ABC; adb sees no device; plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address',
+      named.fix,
+      'if "R58M123ABC" is a typo, set ANDROID_SERIAL (or --serial) to one of those; otherwise plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address',
     );
+    assert.deepEqual(troubleFacts(notFound.error.trouble, []), {
+      what: "no Android device reachable at R58M123ABC; adb sees no device",
+      fix:
+        'plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address',
+      uncertain: false,
+    });
   },
 });
 
@@ -222,7 +225,6 @@ Deno.test({
   permissions: "none",
   fn() {
     const ctx = (serial: string | undefined) => ({
-      action: "press a key",
       serial,
       command: "shell input keyevent 3",
       acts: false,
@@ -239,8 +241,7 @@ Deno.test({
         serial: undefined,
         attached: [],
         code: "NO_DEVICE",
-        says:
-          /^Cannot press a key: no Android device reachable; adb sees no device; plug the phone/,
+        says: /^no Android device reachable; adb sees no device; plug the phone/,
       },
       {
         // The only phone is offline: it is named, with the way back.
@@ -301,7 +302,6 @@ Deno.test({
       `adb sees: ${many.slice(0, 8).map((d) => `${d.serial} (device)`).join(", ")} and 3 more`,
     );
     const closed = classifyAdbFailure(exited(1, "", "error: closed\n"), {
-      action: "tap",
       serial: WIFI,
       command: "shell input tap 1 2",
       acts: true,

@@ -45,7 +45,7 @@ Deno.test({
     const devices = ["a", "b", "c"].map((serial) =>
       createDevice({ run: adb.run, serial, timeoutMs: 1000, link })
     );
-    const calls = devices.flatMap((d) => [d.linkHealth("check"), link.host(["version"], "v")]);
+    const calls = devices.flatMap((d) => [d.linkHealth(), link.host(["version"])]);
     let answered = 0;
     while (answered < calls.length) {
       const [call] = await adb.holding(1);
@@ -129,7 +129,7 @@ Deno.test({
     const { adb, host, phones } = phonesOn(listed(20));
     const sizes = Array.from(
       { length: 20 },
-      async (_, i) => (await phones.resolve(`10.0.1.${i + 1}:5555`)).screenSize("tap"),
+      async (_, i) => (await phones.resolve(`10.0.1.${i + 1}:5555`)).screenSize(),
     );
     for (let answered = 0; answered < 20 * 4; answered++) {
       const [call] = await adb.holding(1);

@@ -118,8 +118,8 @@ Deno.test({
     ]);
     const device = await phones.resolve("10.0.0.2:5555");
     assert.equal(adb.calls.length, 0, "nothing runs until the phone is used");
-    await device.screenSize("tap");
-    await device.run(phoneFactsCommand(), { action: "read" });
+    await device.screenSize();
+    await device.run(phoneFactsCommand());
     assert.deepEqual(adb.calls.slice(0, 4), [
       "-s 10.0.0.2:5555 get-state",
       "connect 10.0.0.2:5555",
@@ -141,10 +141,10 @@ Deno.test({
     ]);
     const device = await phones.resolve(undefined);
     await assert.rejects(
-      device.screenSize("tap"),
-      /Cannot tap: no Android device reachable at 10\.0\.0\.2:5555/,
+      device.screenSize(),
+      /AdbError: no Android device reachable at 10\.0\.0\.2:5555/,
     );
-    await assert.rejects(device.screenSize("tap"), /Connection refused/);
+    await assert.rejects(device.screenSize(), /Connection refused/);
     assert.equal(adb.calls.filter((c) => c.startsWith("connect")).length, 2);
   },
 });
@@ -165,7 +165,7 @@ Deno.test({
     assert.equal((await phones.resolve(undefined)).serial, "R58N");
     const offline = await phones.resolve("10.0.0.3:5555");
     assert.deepEqual(made.at(-1), { serial: "10.0.0.3:5555", connects: false });
-    await assert.rejects(offline.screenSize("tap"), /Cannot tap: .*10\.0\.0\.3:5555.*offline/);
+    await assert.rejects(offline.screenSize(), /AdbError: .*10\.0\.0\.3:5555.*offline/);
     assert.ok(!adb.calls.some((c) => /^(connect|disconnect) /.test(c)), adb.calls.join("\n"));
   },
 });

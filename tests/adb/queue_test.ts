@@ -26,7 +26,7 @@ Deno.test({
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
     const shots = Array.from(
       { length: 20 },
-      () => device.run(screencapPngCommand(), { action: "take a screenshot" }),
+      () => device.run(screencapPngCommand()),
     );
     const [capture] = await adb.holding(1);
     capture!.answer(png("PNG"));
@@ -34,7 +34,7 @@ Deno.test({
     assert.deepEqual(texts, Array(20).fill("PNG"));
     assert.equal(adb.lines.length, 1);
     // Once answered the run is closed: a later read is a new capture.
-    const later = device.run(screencapPngCommand(), { action: "take a screenshot" });
+    const later = device.run(screencapPngCommand());
     (await adb.holding(1))[0]!.answer(png("PNG2"));
     assert.equal((await later).text, "PNG2");
     assert.equal(adb.lines.length, 2);
@@ -42,21 +42,28 @@ Deno.test({
 });
 
 Deno.test({
-  name: "reads share only with the same command and the same words: a dump is not a screenshot",
+  name:
+    "reads share by what they read, whoever asks: two screenshots are one, a dump is not a screenshot",
   permissions: "none",
   async fn() {
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
-    const a = device.run(screencapPngCommand(), { action: "take a screenshot" });
-    const b = device.run(screencapPngCommand(), {
-      action: "take a screenshot for the vision model",
-    });
-    const c = device.run(uiDumpToTtyCommand(), { action: "read the UI tree" });
-    const d = device.run(uiDumpToTtyCommand({ compressed: true }), { action: "read the UI tree" });
-    const calls = await adb.holding(4);
+    // phone_shot's screenshot and phone_look's for the vision model read the same: one capture.
+    const a = device.run(screencapPngCommand());
+    const b = device.run(screencapPngCommand());
+    const c = device.run(uiDumpToTtyCommand());
+    const d = device.run(uiDumpToTtyCommand({ compressed: true }));
+    const calls = await adb.holding(3);
     for (const call of calls) call.answer(png(`${call.line} dumped to: /dev/tty`));
-    await Promise.all([a, b, c, d]);
-    assert.equal(adb.lines.length, 4);
+    const [shotA, shotB] = await Promise.all([a, b, c, d]);
+    assert.equal(shotA.text, shotB.text);
+    assert.equal(adb.lines.length, 3);
+    // The command's status read by the caller (ownStatus) changes what a run returns: not shared.
+    const own = device.run(uiDumpToTtyCommand(), { ownStatus: true });
+    const plain = device.run(uiDumpToTtyCommand());
+    for (const call of await adb.holding(2)) call.answer(png(`${call.line} dumped to: /dev/tty`));
+    await Promise.all([own, plain]);
+    assert.equal(adb.lines.length, 5);
   },
 });
 
@@ -69,7 +76,7 @@ Deno.test({
     // Distinct reads (a fresh dump path each): nothing to share.
     const reads = Array.from(
       { length: 20 },
-      (_, i) => device.run(uiDumpCommand(`/data/local/tmp/${i}.xml`), { action: "read" }),
+      (_, i) => device.run(uiDumpCommand(`/data/local/tmp/${i}.xml`)),
     );
     let answered = 0;
     while (answered < 20) {
@@ -90,8 +97,8 @@ Deno.test({
   async fn() {
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
-    const taps = [1, 2, 3].map((x) => device.run(tapCommand(x, 9), { action: "tap" }));
-    const shot = device.run(screencapPngCommand(), { action: "take a screenshot" });
+    const taps = [1, 2, 3].map((x) => device.run(tapCommand(x, 9)));
+    const shot = device.run(screencapPngCommand());
     for (const x of [1, 2, 3]) {
       const held = await adb.holding(1);
       assert.equal(held.length, 1, "one action at a time, nothing beside it");
@@ -114,9 +121,9 @@ Deno.test({
   async fn() {
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
-    const before = device.run(screencapPngCommand(), { action: "take a screenshot" });
-    const tap = device.run(tapCommand(1, 1), { action: "tap" });
-    const after = device.run(screencapPngCommand(), { action: "take a screenshot" });
+    const before = device.run(screencapPngCommand());
+    const tap = device.run(tapCommand(1, 1));
+    const after = device.run(screencapPngCommand());
     const held = await adb.holding(2); // the first capture and the tap, which does not wait for it
     held.find((h) => /screencap/.test(h.line))!.answer(png("BEFORE"));
     const tapCall = held.find((h) => /input tap/.test(h.line))!;
@@ -136,18 +143,18 @@ Deno.test({
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
     const shots = Array.from(
       { length: CALLS_MAX },
-      () => device.run(screencapPngCommand(), { action: "take a screenshot" }),
+      () => device.run(screencapPngCommand()),
     );
     await rejectsWith(
-      device.run(tapCommand(1, 1), { action: "tap" }),
+      device.run(tapCommand(1, 1)),
       "BUSY",
       new RegExp(
-        `^Cannot tap: busy: ${CALLS_MAX} calls are waiting for this phone; wait for them to finish`,
+        `^busy: ${CALLS_MAX} calls are waiting for this phone; wait for them to finish`,
       ),
     );
     (await adb.holding(1))[0]!.answer(png("PNG"));
     await Promise.all(shots);
-    const tap = device.run(tapCommand(1, 1), { action: "tap" });
+    const tap = device.run(tapCommand(1, 1));
     const call = await adb.next(/input tap/);
     call.answer(shellOk(call.line));
     await tap;
@@ -160,13 +167,13 @@ Deno.test({
   async fn() {
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
-    const first = device.run(tapCommand(1, 1), { action: "tap" });
+    const first = device.run(tapCommand(1, 1));
     const cancel = new AbortController();
-    const second = device.run(tapCommand(2, 2), { action: "tap", signal: cancel.signal });
-    const third = device.run(tapCommand(3, 3), { action: "tap" });
+    const second = device.run(tapCommand(2, 2), { signal: cancel.signal });
+    const third = device.run(tapCommand(3, 3));
     const running = await adb.next(/input tap 1/);
     cancel.abort();
-    await rejectsWith(second, "CANCELLED", /^Cannot tap: the client cancelled the call/);
+    await rejectsWith(second, "CANCELLED", /^the client cancelled the call/);
     running.answer(shellOk(running.line));
     await first;
     const next = await adb.next(/input tap/);
@@ -186,7 +193,6 @@ Deno.test({
     const device = createDevice({ run: adb.run, serial: "192.0.2.9:5555", timeoutMs: 1000 });
     const cancel = new AbortController();
     const shot = device.run(screencapPngCommand(), {
-      action: "take a screenshot",
       signal: cancel.signal,
     });
     await adb.holding(1);
@@ -205,9 +211,7 @@ Deno.test({
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
     const cancels = [new AbortController(), new AbortController(), new AbortController()];
-    const shots = cancels.map((c) =>
-      device.run(screencapPngCommand(), { action: "take a screenshot", signal: c.signal })
-    );
+    const shots = cancels.map((c) => device.run(screencapPngCommand(), { signal: c.signal }));
     const [capture] = await adb.holding(1);
     cancels[0]!.abort();
     cancels[1]!.abort();
@@ -218,9 +222,7 @@ Deno.test({
     assert.equal((await shots[2]!).text, "PNG");
 
     const again = [new AbortController(), new AbortController()];
-    const both = again.map((c) =>
-      device.run(screencapPngCommand(), { action: "take a screenshot", signal: c.signal })
-    );
+    const both = again.map((c) => device.run(screencapPngCommand(), { signal: c.signal }));
     await adb.holding(1);
     for (const c of again) c.abort();
     for (const s of both) await rejectsWith(s, "CANCELLED");
@@ -236,8 +238,8 @@ Deno.test({
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
     const cancel = new AbortController();
-    const tap = device.run(tapCommand(1, 1), { action: "tap", signal: cancel.signal });
-    const shot = device.run(screencapPngCommand(), { action: "take a screenshot" });
+    const tap = device.run(tapCommand(1, 1), { signal: cancel.signal });
+    const shot = device.run(screencapPngCommand());
     const running = await adb.next(/input tap/);
     assert.equal(running.limits.signal, undefined, "an action's adb is never given a signal");
     cancel.abort();
@@ -258,9 +260,9 @@ Deno.test({
     const adb = heldRunner();
     const device = createDevice({ run: adb.run, serial: "emulator-5554", timeoutMs: 1000 });
     const signal = AbortSignal.abort();
-    await rejectsWith(device.run(tapCommand(1, 1), { action: "tap", signal }), "CANCELLED");
+    await rejectsWith(device.run(tapCommand(1, 1), { signal }), "CANCELLED");
     await rejectsWith(
-      device.run(screencapPngCommand(), { action: "take a screenshot", signal }),
+      device.run(screencapPngCommand(), { signal }),
       "CANCELLED",
     );
     assert.equal(adb.lines.length, 0);
@@ -274,7 +276,6 @@ Deno.test({
     const queue = createPhoneQueue({ slots: 1, callsMax: 2 });
     await assert.rejects(
       queue.run({
-        action: "x",
         acts: false,
         work: () => {
           throw new Error("at once");

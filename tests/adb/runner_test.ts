@@ -82,14 +82,14 @@ exec sleep 30`,
       timeoutMs: 20_000,
     });
     await rejectsWith(
-      device.run(screencapPngCommand(), { action: "take a screenshot" }),
+      device.run(screencapPngCommand()),
       "TOO_LARGE",
-      /^Cannot take a screenshot: the phone sent more than 64 MiB for a screenshot.*so adb was stopped; .*restart the phone/,
+      /^the phone sent more than 64 MiB for a screenshot.*so adb was stopped; .*restart the phone/,
     );
     await rejectsWith(
-      device.run(uiDumpCommand("/data/local/tmp/x.xml"), { action: "read the UI tree" }),
+      device.run(uiDumpCommand("/data/local/tmp/x.xml")),
       "TOO_LARGE",
-      /^Cannot read the UI tree: the phone sent more than 16 MiB of text for "adb shell uiautomator dump/,
+      /^the phone sent more than 16 MiB of text for "adb shell uiautomator dump/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -141,7 +141,6 @@ Deno.test("an adb that floods stderr is stopped at 1 MiB, and exactly the cap is
       output: "text",
     });
     const result = classifyAdbFailure(outcome, {
-      action: "list devices",
       serial: undefined,
       command: "devices",
       acts: false,
@@ -274,7 +273,7 @@ Deno.test("spawn errors are labelled by their cause: only NotFound means adb is 
   const dir = await Deno.makeTempDir({ prefix: "phone_eye_spawn_" });
   try {
     const limits = { timeoutMs: 5_000, output: "text" } as const;
-    const ctx = { action: "press a key", serial: undefined, command: "shell x", acts: true };
+    const ctx = { serial: undefined, command: "shell x", acts: true };
     const notExecutable = `${dir}/adb`;
     await Deno.writeTextFile(notExecutable, "not a program", { mode: 0o644 });
     const cases: Array<[string, readonly string[], string, RegExp]> = [
@@ -283,13 +282,13 @@ Deno.test("spawn errors are labelled by their cause: only NotFound means adb is 
         notExecutable,
         ["version"],
         "ADB_NOT_STARTED",
-        /^Cannot press a key: adb could not be started \(PermissionDenied\): the adb found on PATH is not executable/,
+        /^adb could not be started \(PermissionDenied\): the adb found on PATH is not executable/,
       ],
       [
         "/bin/true",
         ["shell", "am start -d 'x\0y'"],
         "ADB_NOT_STARTED",
-        /^Cannot press a key: adb could not be started \(TypeError: nul byte found in provided data\)/,
+        /^adb could not be started \(TypeError: nul byte found in provided data\)/,
       ],
     ];
     for (const [binary, args, code, message] of cases) {

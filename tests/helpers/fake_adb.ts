@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { AdbError } from "../../lib/adb/errors.ts";
+import { joinFacts } from "../../lib/core/errors.ts";
 import { shellScript } from "../../lib/adb/commands.ts";
 import { EXIT_MARKER, withExitMarker } from "../../lib/adb/exit_marker.ts";
 import type { AdbOutcome, AdbRunLimits, RunAdb } from "../../lib/adb/runner.ts";
@@ -77,16 +78,25 @@ export function fakeAdb(rules: Array<[RegExp, FakeRule]> = []): FakeAdb {
   return { run, calls, sent, limits };
 }
 
-/** Asserts `promise` rejects with an AdbError of `code` (and, if given, a message matching it). */
+/**
+ * Asserts `promise` rejects with an AdbError of `code`. `facts`, when given, is matched against
+ * what the error states ("what; fix", with no verb: the verb words it), and `flags.uncertain`
+ * against whether it says the action may have happened. Returns the error for further checks.
+ */
 export async function rejectsWith(
   promise: Promise<unknown>,
   code: string,
-  message?: RegExp,
-): Promise<void> {
+  facts?: RegExp,
+  flags?: { uncertain: boolean },
+): Promise<AdbError> {
+  let caught: AdbError | undefined;
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(error instanceof AdbError, String(error));
     assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
+    if (facts) assert.match(joinFacts(error), facts);
+    if (flags) assert.equal(error.uncertain, flags.uncertain, error.message);
+    caught = error;
     return true;
   });
+  return caught!;
 }

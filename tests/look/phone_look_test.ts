@@ -9,6 +9,8 @@ import { ANSWER_SHOWN_MAX, LOOK_FAILED, lookText, POINTS_SHOWN_MAX } from "../..
 import { lookResult } from "../../lib/tools/phone_look.ts";
 import { parseUiTree } from "../../lib/screen/ui_tree.ts";
 import { MAX_ANSWER_CHARS } from "../../lib/look/fusion.ts";
+import { AdbError } from "../../lib/adb/errors.ts";
+import { VisionError } from "../../lib/vision/errors.ts";
 
 const node = (attrs: string, children = "") =>
   `<node index="0" text="" resource-id="" class="android.view.View" package="com.example.chat" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" ${attrs}${
@@ -50,6 +52,22 @@ const VISION_DOWN =
 const TREE_DOWN =
   'Cannot read the UI tree: uiautomator said "ERROR: null root node returned by UiTestAutomationBridge."';
 
+/** The vision channel's failure: the route's own error, shown as the route worded it. */
+const VISION_FAILED: LookOutcomes["vision"] = {
+  ok: false,
+  failure: { kind: "error", error: new VisionError("UNREACHABLE", VISION_DOWN) },
+};
+/** The tree channel's failure: the screen layer's facts, worded by the look for its channel. */
+const TREE_FAILED: LookOutcomes["tree"] = {
+  ok: false,
+  failure: {
+    kind: "error",
+    error: new AdbError("COMMAND_FAILED", {
+      what: 'uiautomator said "ERROR: null root node returned by UiTestAutomationBridge."',
+    }),
+  },
+};
+
 function seen(answer: string, extra: Partial<Seen> = {}): LookOutcomes["vision"] {
   return {
     ok: true,
@@ -63,8 +81,8 @@ Deno.test({
   permissions: "none",
   fn() {
     const outcomes: LookOutcomes = {
-      vision: { ok: false, reason: VISION_DOWN },
-      tree: { ok: false, reason: TREE_DOWN },
+      vision: VISION_FAILED,
+      tree: TREE_FAILED,
     };
     // Text only: Claude Code would show the model structuredContent instead of the text.
     assert.deepEqual(lookResult(lookAnswer(outcomes)), {
@@ -84,7 +102,10 @@ Deno.test({
   permissions: "none",
   fn() {
     const outcomes: LookOutcomes = {
-      vision: { ok: false, reason: "Vision is not configured." },
+      vision: {
+        ok: false,
+        failure: { kind: "unavailable", note: "Vision is not configured." },
+      },
       tree: { ok: true, value: CHAT },
     };
     const look = fuseLook(outcomes);
@@ -109,7 +130,7 @@ Deno.test({
   fn() {
     const outcomes: LookOutcomes = {
       vision: seen("  Send is at (970, 2250).\n"),
-      tree: { ok: false, reason: TREE_DOWN },
+      tree: TREE_FAILED,
     };
     const look = fuseLook(outcomes);
     assert.deepEqual(look.snaps, []);
@@ -193,7 +214,7 @@ Deno.test({
     );
     const emptySave = fuseLook({
       vision: seen("A chat list.", { saved: "" }),
-      tree: { ok: false, reason: TREE_DOWN },
+      tree: TREE_FAILED,
     });
     assert.equal(
       lookText(emptySave),
@@ -210,7 +231,7 @@ Deno.test({
       `<hierarchy>${node('text="Loading" bounds="[0,0][0,0]"')}</hierarchy>`,
     );
     const look = fuseLook({
-      vision: { ok: false, reason: VISION_DOWN },
+      vision: VISION_FAILED,
       tree: { ok: true, value: unsized },
     });
     assert.equal(look.screen, undefined);

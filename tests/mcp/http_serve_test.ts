@@ -30,6 +30,7 @@ function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSetti
     description: "answers when the test says so",
     inputSchema: z.strictObject({}),
     annotations: LOOKS_ONLY,
+    action: "wait",
     handler: (_deps, _args, call) =>
       new Promise((resolve) => {
         waiting.push({ release: () => resolve(textResult("done")), signal: call.signal });

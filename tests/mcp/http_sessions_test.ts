@@ -183,6 +183,7 @@ Deno.test({
       description: "answers when its call is cancelled",
       inputSchema: z.strictObject({}),
       annotations: LOOKS_ONLY,
+      action: "wait",
       handler: (_deps, _args, call) =>
         new Promise((resolve) => {
           started.resolve(call.signal);

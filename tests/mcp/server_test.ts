@@ -384,6 +384,7 @@ Deno.test({
       description: "a verb whose lazy module cannot load",
       inputSchema: z.strictObject({}),
       annotations: LOOKS_ONLY,
+      action: "do nothing",
       handler: () => Promise.resolve(textResult("never")),
       preload: () => import(new URL("../lib/no_such_module.ts", import.meta.url).href),
     });

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { describeChanges, parseWindowState, sameScreen } from "../../lib/screen/changes.ts";
-import { findElement, matchElements, notFoundMessage } from "../../lib/screen/find_element.ts";
+import { findElement, matchElements, notFoundWhat } from "../../lib/screen/find_element.ts";
 import { closestNames } from "../../lib/core/near_names.ts";
 import { parseUiTree } from "../../lib/screen/ui_tree.ts";
 import type { ScreenReading } from "../../lib/screen/phone_screen.ts";
@@ -83,8 +83,8 @@ Deno.test({
   fn() {
     const many = findElement(SCREEN, "settings");
     assert.equal(many.kind, "many");
-    const text = notFoundMessage("tap", "settings", many);
-    assert.match(text, /^Cannot tap: "settings" matches 2 elements, so nothing was tapped/);
+    const text = notFoundWhat("settings", many);
+    assert.match(text, /^"settings" matches 2 elements, so nothing was tapped/);
     assert.match(text, /\n- "Settings" \(TextView\) @ \[0,800\]\[400,900\] centre \(200, 850\)/);
     assert.match(
       text,
@@ -93,7 +93,7 @@ Deno.test({
     const none = findElement(SCREEN, "Sgin in");
     assert.equal(none.kind, "none");
     assert.match(
-      notFoundMessage("tap", "Sgin in", none),
+      notFoundWhat("Sgin in", none),
       /the closest labels on screen are "Sign in"/,
     );
     assert.equal(closestNames("setings", ["Search", "Settings", "Save"])[0], "Settings");

@@ -48,13 +48,13 @@ Deno.test({
     // turns that into empty and 0 (docs/android.md, screencap).
     const { adb, device } = deviceAnswering(exited(0, ""), exited(0, ""));
     await assert.rejects(
-      captureScreen(device, "take a screenshot", FULL_SIZE),
+      captureScreen(device, FULL_SIZE),
       (error: unknown) => {
         assert.ok(error instanceof AdbError);
         assert.equal(error.code, "COMMAND_FAILED");
         assert.match(
           error.message,
-          /^Cannot take a screenshot: the phone returned no image at all, .*secure window .*FLAG_SECURE: banking apps, password.*screen is off or locked\. phone_look's \[ui-tree\] still lists the screen's elements .*phone_key "wake"/,
+          /^the phone returned no image at all, .*secure window .*FLAG_SECURE: banking apps, password.*screen is off or locked\. phone_look's \[ui-tree\] still lists the screen's elements .*phone_key "wake"/,
         );
         assert.doesNotMatch(error.message, /MIUI|reboot/);
         return true;
@@ -73,7 +73,7 @@ Deno.test({
       exited(0, "Capturing failed.\n"),
     );
     await assert.rejects(
-      captureScreen(device, "take a screenshot", FULL_SIZE),
+      captureScreen(device, FULL_SIZE),
       /no image at all, from "screencap -p" nor from raw "screencap" \(it said "Failed to take screenshot\. Status: -1"\)\. Android 10-14 refuse .*secure window/,
     );
   },
@@ -84,7 +84,7 @@ Deno.test({
   permissions: "none",
   async fn() {
     const { device } = deviceAnswering(exited(0, ""), rawFrame(8, 4));
-    const shot = await captureScreen(device, "take a screenshot", FULL_SIZE);
+    const shot = await captureScreen(device, FULL_SIZE);
     assert.deepEqual([shot.frame.image.width, shot.frame.image.height], [8, 4]);
     assert.deepEqual([shot.frame.width, shot.frame.height], [8, 4]);
     // PHONE_EYE_SHOTS gets a PNG encoded on the host from the raw frame, only when asked.
@@ -99,7 +99,7 @@ Deno.test({
   async fn() {
     const { device } = deviceAnswering(exited(0, ""), exited(0, "garbage"));
     await assert.rejects(
-      captureScreen(device, "take a screenshot", FULL_SIZE),
+      captureScreen(device, FULL_SIZE),
       /returned an empty PNG and the raw "screencap" fallback failed too .*Some MIUI builds/,
     );
   },
@@ -112,7 +112,6 @@ Deno.test({
     const { device } = deviceAnswering(exited(0, ""), rawFrame(16, 32));
     const shot = await captureScreen(
       device,
-      "take a screenshot",
       fitFor(agentSizing({ maxEdge: 8 })),
     );
     assert.deepEqual([shot.frame.image.width, shot.frame.image.height], [4, 8]);
@@ -149,13 +148,13 @@ Deno.test({
       ),
     );
     await assert.rejects(
-      captureScreen(device, "take a screenshot", FULL_SIZE),
+      captureScreen(device, FULL_SIZE),
       (error: unknown) => {
         assert.ok(error instanceof AdbError);
         assert.equal(error.code, "TRANSPORT");
         assert.match(
           error.message,
-          /^Cannot take a screenshot: the connection to the phone failed during the capture: "screencap -p" returned nothing, and the adb server had stopped under it .*not the phone: check the cable/,
+          /^the connection to the phone failed during the capture: "screencap -p" returned nothing, and the adb server had stopped under it .*not the phone: check the cable/,
         );
         assert.doesNotMatch(error.message, /MIUI|reboot/);
         return true;
@@ -175,8 +174,8 @@ Deno.test({
       exited(1, "", "error: no devices/emulators found\n"),
     );
     await assert.rejects(
-      captureScreen(device, "take a screenshot", FULL_SIZE),
-      /^AdbError: Cannot take a screenshot: the connection to the phone failed during the capture: "screencap -p" returned nothing, and then adb's check of the link failed: no Android device/,
+      captureScreen(device, FULL_SIZE),
+      /^AdbError: the connection to the phone failed during the capture: "screencap -p" returned nothing, and then adb's check of the link failed: no Android device/,
     );
   },
 });
@@ -192,7 +191,7 @@ Deno.test({
       exited(1, "", "error: device offline\n"),
       [exited(0, ""), { kind: "exited", code: 0, stdout: whole, stderr: "" }],
     );
-    const shot = await captureScreen(device, "take a screenshot", FULL_SIZE);
+    const shot = await captureScreen(device, FULL_SIZE);
     assert.deepEqual([shot.frame.width, shot.frame.height], [4, 2]);
     assert.equal(shot.note, undefined);
     assert.deepEqual(adb.sent, ["screencap -p", "screencap -p"]);

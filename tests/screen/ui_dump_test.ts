@@ -45,10 +45,10 @@ Deno.test({
     assert.equal(screens.of(device), screen, "one PhoneScreen per Device");
     assert.equal(screen.dumpsToTty, true);
 
-    const first = await readDump(screen, { action: "read the UI tree" });
+    const first = await readDump(screen);
     assert.ok(first.dump.ok);
     assert.equal(screen.dumpsToTty, false);
-    const state = await readDump(screen, { action: "read the screen", windowState: true });
+    const state = await readDump(screen, { windowState: true });
     assert.ok(state.dump.ok);
     assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(2, 4).join(" ")), [
       "exec-out uiautomator",

@@ -8,6 +8,7 @@ import { createDevice } from "../../lib/adb/device.ts";
 import { type AdbCallContext, AdbError, withAttached } from "../../lib/adb/errors.ts";
 import { classifyAdbFailure, connectFailure } from "../../lib/adb/classify.ts";
 import type { AdbOutcome } from "../../lib/adb/runner.ts";
+import { failureWords } from "../../lib/core/errors.ts";
 import { TOOLS } from "../../lib/tools/index.ts";
 import { exited, fakeAdb, type FakeAnswer, timedOut } from "../helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "../helpers/in_process.ts";
@@ -172,24 +173,27 @@ Deno.test({
 });
 
 Deno.test({
-  name: "the adb error builders start every message by saying it failed, for every outcome",
+  name: "every adb error, worded by a verb, starts by saying it failed, for every outcome",
   permissions: "none",
   fn() {
     const messages: string[] = [];
+    const tap = (error: AdbError) => failureWords("tap", error);
     for (const acts of [true, false]) {
       for (const serial of ["127.0.0.1:5555", "R58M123ABC", undefined]) {
-        const ctx: AdbCallContext = { action: "tap", serial, command: "shell input tap 1 2", acts };
+        const ctx: AdbCallContext = { serial, command: "shell input tap 1 2", acts };
         for (const [, answer] of FAULTS) {
           for (const os of ["linux", "darwin", "windows"]) {
             const result = classifyAdbFailure(answer, ctx, os);
             if (result.ok) continue;
-            messages.push(result.error.message);
+            // Facts, never a finished sentence: the verb words every one of them.
+            assert.equal(result.error.said, undefined);
+            messages.push(tap(result.error));
             messages.push(
-              withAttached(result.error, [
+              tap(withAttached(result.error, [
                 { serial: "R58M123ABD", state: "device" },
                 { serial: "emulator-5554", state: "offline" },
-              ]).message,
-              withAttached(result.error, []).message,
+              ])),
+              tap(withAttached(result.error, [])),
             );
           }
         }
@@ -212,13 +216,10 @@ Deno.test({
         { kind: "spawn-failed", error: spawnError("NotFound") },
       ];
       for (const outcome of said) {
-        const error = connectFailure(outcome, {
-          action: "tap",
-          serial: "1.2.3.4:5555",
-          uncertain: acts,
-        });
+        const error = connectFailure(outcome, { serial: "1.2.3.4:5555", uncertain: acts });
         assert.ok(error instanceof AdbError);
-        messages.push(error.message);
+        assert.equal(error.said, undefined);
+        messages.push(tap(error));
       }
     }
     assert.ok(messages.length > 300, `only ${messages.length} messages were built`);
