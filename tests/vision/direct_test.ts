@@ -1,4 +1,5 @@
 // Tests for the direct (OpenAI-compatible) vision route against a real local HTTP server.
+import { stablePort } from "../helpers/ports.ts";
 import { deepEqual, match, ok } from "node:assert/strict";
 import { type Clock, realClock } from "../../lib/core/clock.ts";
 import type { VisionConfig } from "../../lib/config/config.ts";
@@ -50,16 +51,6 @@ function direct(
     timeoutMs: extra.timeoutMs ?? 5_000,
   };
   return createVision(config, { fetch, clock: extra.clock ?? realClock });
-}
-
-async function freePort(): Promise<number> {
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => new Response(),
-  );
-  const port = server.addr.port;
-  await server.shutdown();
-  return port;
 }
 
 Deno.test("direct vision sends a keyless request with the image as a data URL and returns the answer", async () => {
@@ -422,7 +413,8 @@ Deno.test("direct vision scrubs a \\u-escaped key from JSON error and answer bod
 });
 
 Deno.test("direct vision reports connection refused as UNREACHABLE with the address to check", async () => {
-  const port = await freePort();
+  // Outside the ephemeral range, so no connection of the suite's can be using it meanwhile.
+  const port = stablePort();
   await rejectsWith(
     direct(`http://127.0.0.1:${port}/v1`, { apiKey: KEY }).describe(png(8, 8), "q"),
     "UNREACHABLE",
