@@ -121,11 +121,6 @@ export const KNOWN_TEXTS: ReadonlyArray<{
   },
 ];
 
-/** A byte count in whole MiB, for messages. */
-export function mib(bytes: number): string {
-  return `${Math.round(bytes / (1024 * 1024))} MiB`;
-}
-
 /** The command as the agent could type it, shortened for messages. */
 export function shown(command: string): string {
   return `"adb ${command.length > 80 ? `${command.slice(0, 79)}…` : command}"`;

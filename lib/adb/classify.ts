@@ -4,12 +4,12 @@
 //
 // adb's texts are cited at tag platform-tools-29.0.6 (system/core 589da1a0), the adb Debian ships.
 
+import { mib } from "../core/bytes.ts";
 import { excerpt } from "../core/text.ts";
 import {
   connectHint,
   installHint,
   KNOWN_TEXTS,
-  mib,
   shown,
   unauthorizedParts,
   where,

@@ -38,3 +38,8 @@ export function releaseChunk(chunk: Uint8Array): void {
   const { buffer } = chunk;
   if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
 }
+
+/** A byte count for messages: "8 MiB", or "9.5 MiB" when it is not whole to one decimal. */
+export function mib(bytes: number): string {
+  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MiB`;
+}

@@ -1,7 +1,7 @@
 // The screenshot folder (PHONE_EYE_SHOTS): each shot its image alone, at most 8 MiB, phone-eye's own
 // files kept under PHONE_EYE_SHOTS_MAX_MB (oldest removed first), and the words for a refused save.
 
-import { releaseBytes } from "../core/bytes.ts";
+import { mib, releaseBytes } from "../core/bytes.ts";
 
 /**
  * The image steps a save needs, loaded on the first save: start-up loads no image code
@@ -56,8 +56,6 @@ export function ownShotName(epochMs: number, id: string): string {
   return `phone-eye-${new Date(epochMs).toISOString().replace(/[:.]/g, "-")}-${id}.png`;
 }
 
-const mib = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
-
 /**
  * The bytes to keep for a screenshot: its image chunks alone (imageChunksOnly), or, when those
  * still pass MAX_SAVED_SHOT_BYTES (an uncompressed PNG, or image data padded out), the pixels
@@ -75,14 +73,14 @@ export async function boundedShot(png: Uint8Array): Promise<Uint8Array | string>
     releaseBytes(frame.image.data);
   } catch (error) {
     if (!(error instanceof ImageError)) throw error;
-    return `its image is ${mib(image.length)} MiB, over the ${
+    return `its image is ${mib(image.length)}, over the ${
       mib(MAX_SAVED_SHOT_BYTES)
-    } MiB a saved screenshot may take, and could not be re-encoded (${error.message})`;
+    } a saved screenshot may take, and could not be re-encoded (${error.message})`;
   }
   if (again.length <= MAX_SAVED_SHOT_BYTES) return again;
-  return `its image is ${mib(again.length)} MiB even re-encoded, over the ${
+  return `its image is ${mib(again.length)} even re-encoded, over the ${
     mib(MAX_SAVED_SHOT_BYTES)
-  } MiB a saved screenshot may take`;
+  } a saved screenshot may take`;
 }
 
 /**
