@@ -1,7 +1,7 @@
 // One line of `phone-eye --doctor`'s checklist (the Check) and the exit gates a failing check
 // answers to, with docs/security.md's sentence about the exit status built from them.
 
-import { AgentError, failureWords } from "../core/errors.ts";
+import { AgentError, errorText, failureWords } from "../core/errors.ts";
 
 export interface Check {
   ok: boolean;
@@ -39,5 +39,5 @@ export function exitStatusSentence(): string {
  */
 export function failureReason(error: unknown, action?: string): string {
   if (error instanceof AgentError && action !== undefined) return failureWords(action, error);
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

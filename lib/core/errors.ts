@@ -94,3 +94,8 @@ export class ToolInputError extends AgentError<"INVALID_INPUT"> {
     super("INVALID_INPUT", facts, options);
   }
 }
+
+/** The text of anything thrown: an Error's message, or the value itself as a string. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,5 +1,6 @@
 // PNG containers: the chunk walk that proves a transfer whole, and every header check made before a
 // byte is inflated (IHDR first and once, sizes, depths, colour profile bounds); the chunk writer.
+import { errorText } from "../core/errors.ts";
 import { crc32, inflateSync } from "node:zlib";
 import { checkDimensions, ImageError } from "./frame.ts";
 
@@ -120,7 +121,7 @@ function boundedInflate(zlib: Uint8Array, limit: number): number | "over" {
     return inflateSync(zlib, { maxOutputLength: limit }).length;
   } catch (error) {
     if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") return "over";
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     throw new ImageError(
       "CORRUPT",
       `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,

@@ -1,5 +1,6 @@
 // The one PNG decoder: image data inflated as a stream, each row unfiltered and handed to the row
 // reducer as soon as it is whole. Layouts screencap never writes go through png_other_layouts.ts.
+import { errorText } from "../core/errors.ts";
 import { releaseChunk } from "../core/bytes.ts";
 import { type Fit, type Frame, ImageError } from "./frame.ts";
 import { checkPngBeforeDecoding, checkPngStream } from "./png_chunks.ts";
@@ -85,7 +86,7 @@ async function* inflated(zlib: Uint8Array, how: { slice: number }): AsyncGenerat
       try {
         chunk = await reader.read();
       } catch (error) {
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorText(error);
         throw new ImageError(
           "CORRUPT",
           `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,

@@ -1,5 +1,6 @@
 // PNG layouts screencap never writes (palette, grey, 16-bit, interlaced, tRNS key): fast-png
 // decodes them once the image data's size is proven, and its samples are converted to RGBA8.
+import { errorText } from "../core/errors.ts";
 import { decode as fastPngDecode } from "fast-png";
 import { inflateSync } from "node:zlib";
 import { type Fit, type Frame, ImageError, type RgbaImage } from "./frame.ts";
@@ -32,7 +33,7 @@ function inflateImageData({ zlib, expected, width, height }: PngLayout): Uint8Ar
         `PNG's image data inflates to more than the ${expected} bytes its ${width}×${height} header declares (a decompression bomb, not a screenshot): take the screenshot again`,
       );
     }
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorText(error);
     throw new ImageError(
       "CORRUPT",
       `PNG is whole but its compressed data cannot be inflated (${detail}); take the screenshot again`,
@@ -69,9 +70,7 @@ function decodeWithFastPng(bytes: Uint8Array): RgbaImage {
   } catch (error) {
     throw new ImageError(
       "CORRUPT",
-      `PNG decoded to inconsistent pixel data (${
-        error instanceof Error ? error.message : String(error)
-      }); take the screenshot again`,
+      `PNG decoded to inconsistent pixel data (${errorText(error)}); take the screenshot again`,
       { cause: error },
     );
   }

@@ -13,7 +13,7 @@ import {
 import { VERSION } from "../config/config.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { TOOLS } from "../tools/index.ts";
-import { AgentError, failureWords, ToolInputError } from "../core/errors.ts";
+import { AgentError, errorText, failureWords, ToolInputError } from "../core/errors.ts";
 import { errorResult, type ToolCall, type ToolDeps } from "../tools/call.ts";
 import type { ArgsOf, ServeTool, Tool, ToolDef, ToolSchema } from "../tools/tool.ts";
 
@@ -50,7 +50,7 @@ function failureResult<Schema extends ToolSchema>(
     const action = typeof def.action === "string" ? def.action : def.action(args);
     return errorResult(failureWords(action, error));
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorText(error);
   deps.logError(`${def.name} failed unexpectedly: ${detail}`);
   return errorResult(`Failed unexpectedly in ${def.name}: ${detail}`);
 }
@@ -165,9 +165,7 @@ export async function preloadTools(
       await tool.preload?.();
     } catch (error) {
       logError(
-        `${tool.name} could not preload its modules: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
+        `${tool.name} could not preload its modules: ${errorText(error)}`,
       );
     }
   }));
