@@ -19,6 +19,11 @@ function readEnv(name: EnvVar): string | undefined {
   }
 }
 
+/** Whether this process may read `name` at all: the stdio set does not grant the HTTP ones. */
+function envGranted(name: EnvVar): boolean {
+  return Deno.permissions.querySync({ name: "env", variable: name }).state === "granted";
+}
+
 async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
@@ -34,7 +39,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       serial: parsed.serial,
       keyInClear: command === "doctor" ? "report" : "refuse",
     });
-    http = loadHttpSettings(readEnv, parsed);
+    http = loadHttpSettings(readEnv, parsed, { granted: envGranted });
   } catch (error) {
     if (error instanceof ConfigError) return writeErr(`phone-eye: ${error.message}`), 2;
     throw error;

@@ -1,13 +1,20 @@
-// `deno task compile`: builds a phone-eye binary with deno.json's compile permission set baked in,
-// optionally narrowed to one vision host and widened by one screenshot folder for audited builds.
+// `deno task compile`: builds a phone-eye binary with deno.json's compile permission set baked in
+// (or, with --http, phone-eye-http with the set `deno task serve-http` runs with), optionally
+// narrowed to one vision host and widened by one screenshot folder for audited builds.
 // deno-lint-ignore-file no-console -- a CLI script: the terminal is its only output
 
 import { parseArgs } from "node:util";
 import { dirname, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  BINARIES,
+  type BinaryKind,
+  binaryOutput,
+  binarySetName,
+  binarySetProblems,
+} from "./binaries.ts";
+import {
   checkProductionSet,
-  compilePermissionSetName,
   describePermissions,
   permissionFlags,
   type PermissionSet,
@@ -18,19 +25,25 @@ import {
 import { runtimeFlags } from "./runtime_flags.ts";
 
 const USAGE =
-  `Usage: deno task compile [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR] [--print]
+  `Usage: deno task compile [--http] [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR] [--print]
 
+  --http              build phone-eye-http, which can serve --http with a token: it bakes the
+                      permission set and flags of deno.json's serve-http task (default: the
+                      stdio phone-eye, with the set "compile.permissions" names)
   --target TRIPLE     Deno compile target, e.g. x86_64-unknown-linux-gnu (default: this machine)
   --output PATH       binary to write, relative to the project root
-                      (default: dist/phone-eye[-TRIPLE][.exe])
+                      (default: dist/phone-eye[-http][-TRIPLE][.exe])
   --vision-host HOST  audited build: bake exactly this one network host instead of the allowlist
   --shots-dir DIR     bake read/write access to exactly this absolute folder (for PHONE_EYE_SHOTS)
   --print             print the deno compile command and exit without compiling (or writing
                       the import map and build-info module it names)
 
-The permissions come from the set deno.json "compile.permissions" names.`;
+The permissions come from the set deno.json "compile.permissions" names (with --http, the set
+the serve-http task runs with).`;
 
 export interface CompileOptions {
+  /** Build phone-eye-http (the serve-http task's set and flags) instead of the stdio binary. */
+  http?: boolean;
   target?: string;
   output?: string;
   visionHost?: string;
@@ -53,8 +66,10 @@ export interface CompilePlan {
 
 /**
  * The deno compile arguments for `options`, with the permission flags taken from the set that
- * deno.json "compile.permissions" names. Throws when that set, after the options are applied,
- * is not a production set. `root` (the project root) is needed only for an absolute output.
+ * deno.json "compile.permissions" names (with `http`, the serve-http task's set). Throws when that
+ * set, after the options are applied, is not a production set or not fit for its binary (a
+ * stdio binary that could read the token, an http one that could not). `root` (the project
+ * root) is needed only for an absolute output.
  */
 export function planCompile(
   denoJson: unknown,
@@ -62,12 +77,13 @@ export function planCompile(
   hostOs: string,
   root = "",
 ): CompilePlan {
-  let permissions = readPermissionSet(denoJson, compilePermissionSetName(denoJson));
+  const kind: BinaryKind = options.http === true ? "http" : "stdio";
+  let permissions = readPermissionSet(denoJson, binarySetName(denoJson, kind));
   if (options.visionHost !== undefined) {
     permissions = withVisionHosts(permissions, [options.visionHost]);
   }
   if (options.shotsDir !== undefined) permissions = withShotsDir(permissions, options.shotsDir);
-  const problems = checkProductionSet(permissions);
+  const problems = [...checkProductionSet(permissions), ...binarySetProblems(permissions, kind)];
   if (problems.length > 0) {
     throw new Error(
       `Refusing to compile: the permission set is not fit for a release binary:\n  ${
@@ -78,10 +94,7 @@ export function planCompile(
   const windows = options.target !== undefined
     ? options.target.includes("windows")
     : hostOs === "windows";
-  const output = options.output ??
-    `dist/phone-eye${options.target === undefined ? "" : `-${options.target}`}${
-      windows ? ".exe" : ""
-    }`;
+  const output = options.output ?? binaryOutput(kind, options.target, windows);
   const files = buildInfoFiles(denoJson, permissions, options, output, root);
   const args = [
     "compile",
@@ -89,8 +102,9 @@ export function planCompile(
     ...permissionFlags(permissions),
     "--import-map",
     files[0]!.path,
-    // The start task's runtime flags, so a binary resolves and runs as `deno task start` does.
-    ...runtimeFlags(denoJson),
+    // The task's runtime flags, so a binary resolves and runs as `deno task start` (or
+    // `deno task serve-http`) does.
+    ...runtimeFlags(denoJson, BINARIES[kind].task),
     ...(options.target === undefined ? [] : ["--target", options.target]),
     "--output",
     output,
@@ -176,6 +190,7 @@ async function main(argv: string[]): Promise<number> {
       strict: true,
       allowPositionals: false,
       options: {
+        http: { type: "boolean" },
         target: { type: "string" },
         output: { type: "string" },
         "vision-host": { type: "string" },
@@ -193,6 +208,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const options: CompileOptions = {};
+  if (values.http) options.http = true;
   if (values.target !== undefined) options.target = values.target;
   if (values.output !== undefined) options.output = values.output;
   if (values["vision-host"] !== undefined) options.visionHost = values["vision-host"];

@@ -242,6 +242,7 @@ export function describePermissions(set: PermissionSet): string[] {
     lines.push("net (any host): not a production grant; phone-eye talks only to its vision host");
   }
   const net = list(set.net);
+  const listen = net.filter((host) => hostKind(host) === "listen");
   const loopback = net.filter((host) => hostKind(host) === "loopback");
   const lan = net.filter((host) => hostKind(host) === "lan");
   const hosted = net.filter((host) => hostKind(host) === "hosted");
@@ -254,6 +255,13 @@ export function describePermissions(set: PermissionSet): string[] {
   }
   if (lan.length > 0) {
     lines.push(`net ${lan.join(", ")}: a vision model on the local network, for offline labs`);
+  }
+  if (listen.length > 0) {
+    lines.push(
+      `net ${
+        listen.join(", ")
+      }: listening on every interface, for --http (phone-eye-http, deno task serve-http); revoked once the socket is bound`,
+    );
   }
   if (hosted.length > 0) {
     lines.push(
@@ -312,8 +320,12 @@ function isAbsolutePath(path: string): boolean {
   return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
 }
 
-/** Sorts a net entry for describePermissions: this machine, the LAN, or the internet. */
-function hostKind(host: string): "loopback" | "lan" | "hosted" {
+/**
+ * Sorts a net entry for describePermissions: every interface (what --http listens on), this
+ * machine, the LAN, or the internet.
+ */
+function hostKind(host: string): "listen" | "loopback" | "lan" | "hosted" {
+  if (host === "0.0.0.0" || host === "[::]") return "listen";
   const bare = host.startsWith("[")
     ? host.slice(0, host.indexOf("]") + 1)
     : host.replace(/\/\d+$/, "").replace(/:\d+$/, "");

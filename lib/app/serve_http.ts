@@ -7,6 +7,7 @@ import {
   HTTP_LISTEN_GRANTS,
   type HttpSettings,
   mcpUrl,
+  tlsKeyWarning,
 } from "../mcp/http_settings.ts";
 import { createServer, preloadTools } from "../mcp/server.ts";
 import { BUILD } from "./build_info.ts";
@@ -19,6 +20,8 @@ async function readTls(
   files: NonNullable<HttpSettings["tls"]>,
 ): Promise<{ cert: string; key: string } | undefined> {
   try {
+    const warning = tlsKeyWarning(files.keyFile, (await Deno.stat(files.keyFile)).mode);
+    if (warning !== undefined) writeErr(warning);
     return {
       cert: await Deno.readTextFile(files.certFile),
       key: await Deno.readTextFile(files.keyFile),

@@ -3,8 +3,12 @@
 
 import { isLoopbackHost } from "../core/hosts.ts";
 import denoJson from "../../deno.json" with { type: "json" };
+import { ConfigError } from "./config_error.ts";
 import type { EnvVar } from "./env_vars.ts";
 import { isSerial } from "./serial.ts";
+import { wholeNumber, type WholeNumberRule } from "./whole_number.ts";
+
+export { ConfigError } from "./config_error.ts";
 
 /** deno.json's version: the release workflow checks the tag against it, so there is one source. */
 export const VERSION: string = denoJson.version;
@@ -23,8 +27,14 @@ export const DEFAULT_ADB_TIMEOUT_MS = 20_000;
  * disk. At least 8: one saved shot may take 8 MiB (lib/screen/shots.ts, MAX_SAVED_SHOT_BYTES).
  */
 export const DEFAULT_SHOTS_MAX_MB = 256;
-const MIN_SHOTS_MAX_MB = 8;
-const MAX_SHOTS_MAX_MB = 1_048_576;
+const SHOTS_MAX_MB: WholeNumberRule = {
+  unit: "MiB",
+  min: 8,
+  max: 1_048_576,
+  minWhy: "one screenshot may take 8 MiB",
+};
+/** PHONE_EYE_ADB_TIMEOUT_MS and PHONE_EYE_VISION_TIMEOUT_MS: a tenth of a second to ten minutes. */
+const TIMEOUT_MS: WholeNumberRule = { unit: "milliseconds", min: 100, max: 600_000 };
 /**
  * Short enough that the screenshot and the vision call fit DEFAULT_LOOK_BUDGET_MS together: a hung
  * vision server then costs the agent 30 s, not the whole look.
@@ -99,10 +109,6 @@ export interface LoadOptions {
   keyInClear?: "refuse" | "report";
 }
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
-
 /**
  * Builds the Config from the environment. PHONE_EYE_DEVICES wins over ANDROID_SERIAL: ANDROID_SERIAL
  * is adb's own variable, often set in a shell profile for every adb tool, so refusing the pair would
@@ -112,7 +118,12 @@ export class ConfigError extends Error {
 export function loadConfig(readEnv: ReadEnv, options: LoadOptions = {}): Config {
   const phones = loadPhoneSet(readEnv, options.serial);
   const visionAllowHttp = readAllowHttp(readEnv);
-  let vision = loadVisionConfigOrProblem(readEnv);
+  // Read before the vision settings, whose problems only turn vision off: a bad number is
+  // refused at start like every other numeric setting.
+  const visionTimeoutMs = readNumber(readEnv, "PHONE_EYE_VISION_TIMEOUT_MS", TIMEOUT_MS, {
+    fallback: DEFAULT_VISION_TIMEOUT_MS,
+  });
+  let vision = loadVisionConfigOrProblem(readEnv, visionTimeoutMs);
   const inClear = visionAllowHttp ? undefined : keyInClear(vision);
   if (inClear !== undefined) {
     if ((options.keyInClear ?? "refuse") === "refuse") throw new ConfigError(inClear);
@@ -120,10 +131,14 @@ export function loadConfig(readEnv: ReadEnv, options: LoadOptions = {}): Config 
   }
   return {
     phones,
-    adbTimeoutMs: readTimeout(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", DEFAULT_ADB_TIMEOUT_MS),
+    adbTimeoutMs: readNumber(readEnv, "PHONE_EYE_ADB_TIMEOUT_MS", TIMEOUT_MS, {
+      fallback: DEFAULT_ADB_TIMEOUT_MS,
+    }),
     vision,
     shotsDir: nonEmpty(readEnv("PHONE_EYE_SHOTS")),
-    shotsMaxBytes: readShotsMaxMb(readEnv) * 1024 * 1024,
+    shotsMaxBytes: readNumber(readEnv, "PHONE_EYE_SHOTS_MAX_MB", SHOTS_MAX_MB, {
+      fallback: DEFAULT_SHOTS_MAX_MB,
+    }) * 1024 * 1024,
     lookBudgetMs: lookBudgetMs(vision),
     visionAllowHttp,
   };
@@ -166,7 +181,9 @@ export function keyInClear(vision: VisionConfig): string | undefined {
 }
 
 function loadPhoneSet(readEnv: ReadEnv, serialFlag: string | undefined): PhoneSet {
-  const devices = nonEmpty(readEnv("PHONE_EYE_DEVICES"));
+  // Exactly empty is unset: an MCP bundle hands a field its user left blank over as "".
+  const raw = readEnv("PHONE_EYE_DEVICES");
+  const devices = raw === "" ? undefined : raw;
   const flag = nonEmpty(serialFlag);
   if (devices !== undefined) {
     if (flag !== undefined) {
@@ -186,9 +203,33 @@ function loadPhoneSet(readEnv: ReadEnv, serialFlag: string | undefined): PhoneSe
   };
 }
 
-/** PHONE_EYE_DEVICES: `*`, or serials separated by commas (spaces around them ignored). */
+/** How to write PHONE_EYE_DEVICES, for its refusals. */
+const DEVICES_FORM =
+  'list the serials "adb devices" prints, separated by commas (R58N123ABC,10.0.4.21:5555), or * for any phone adb lists';
+
+/**
+ * PHONE_EYE_DEVICES: `*`, or serials separated by commas (spaces around each ignored). A value
+ * that names no phone (" ", ",,") or has an empty entry ("a,,b", "a,") is refused: taken as
+ * unset it would fall back to ANDROID_SERIAL or to adb's default phone, where an agent may name
+ * any phone adb lists, wider than the list its user meant to write.
+ */
 export function parseDeviceList(value: string): PhoneSet {
-  const items = value.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const items = value.split(",").map((item) => item.trim());
+  if (items.every((item) => item === "")) {
+    throw new ConfigError(
+      `PHONE_EYE_DEVICES is ${
+        quoted(value)
+      }, which names no phone: ${DEVICES_FORM}; or unset it to drive ANDROID_SERIAL's phone or adb's default`,
+    );
+  }
+  const empty = items.indexOf("");
+  if (empty >= 0) {
+    throw new ConfigError(
+      `PHONE_EYE_DEVICES has an empty entry (entry ${empty + 1} of ${
+        quoted(value)
+      }): ${DEVICES_FORM}, with no comma doubled or at either end`,
+    );
+  }
   if (items.length === 1 && items[0] === "*") return { kind: "any" };
   if (items.includes("*")) {
     throw new ConfigError(
@@ -197,18 +238,22 @@ export function parseDeviceList(value: string): PhoneSet {
   }
   for (const item of items) checkSerial(item, "PHONE_EYE_DEVICES");
   const [first, ...rest] = [...new Set(items)];
-  if (first === undefined) return { kind: "default" };
-  return { kind: "listed", serials: [first, ...rest], from: "PHONE_EYE_DEVICES" };
+  return { kind: "listed", serials: [first!, ...rest], from: "PHONE_EYE_DEVICES" };
 }
 
 function checkSerial(serial: string, from: string): void {
   if (!isSerial(serial)) {
     throw new ConfigError(
       `Invalid serial ${
-        JSON.stringify(serial)
-      } in ${from}: use the serial "adb devices" prints, or host:port for Wi-Fi`,
+        quoted(serial)
+      } in ${from}: use the serial "adb devices" prints, or host:port for Wi-Fi (letters, digits and . : _ - [ ] %, at most 100 characters)`,
     );
   }
+}
+
+/** A value the user gave, quoted with its control characters escaped and cut to a line. */
+function quoted(value: string): string {
+  return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}…` : JSON.stringify(value);
 }
 
 /**
@@ -225,17 +270,16 @@ export function lookBudgetMs(vision: VisionConfig): number {
  * Invalid vision settings disable vision only, with the reason kept for phone_look and --doctor:
  * the verbs fail independently, so a typo in a URL must not stop the hand.
  */
-function loadVisionConfigOrProblem(readEnv: ReadEnv): VisionConfig {
+function loadVisionConfigOrProblem(readEnv: ReadEnv, timeoutMs: number): VisionConfig {
   try {
-    return loadVisionConfig(readEnv);
+    return loadVisionConfig(readEnv, timeoutMs);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return { route: "none", problem: error.message };
   }
 }
 
-function loadVisionConfig(readEnv: ReadEnv): VisionConfig {
-  const timeoutMs = readTimeout(readEnv, "PHONE_EYE_VISION_TIMEOUT_MS", DEFAULT_VISION_TIMEOUT_MS);
+function loadVisionConfig(readEnv: ReadEnv, timeoutMs: number): VisionConfig {
   const apiKey = nonEmpty(readEnv("PHONE_EYE_VISION_API_KEY"));
   const baseUrl = nonEmpty(readEnv("PHONE_EYE_VISION_BASE_URL"));
   if (apiKey !== undefined || baseUrl !== undefined) {
@@ -276,26 +320,14 @@ function checkHttpUrl(value: string, name: EnvVar): string {
   return value;
 }
 
-function readTimeout(readEnv: ReadEnv, name: EnvVar, fallback: number): number {
-  const raw = nonEmpty(readEnv(name));
-  if (raw === undefined) return fallback;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < 100 || ms > 600_000) {
-    throw new ConfigError(`${name} must be a whole number of milliseconds from 100 to 600000`);
-  }
-  return ms;
-}
-
-function readShotsMaxMb(readEnv: ReadEnv): number {
-  const raw = nonEmpty(readEnv("PHONE_EYE_SHOTS_MAX_MB"));
-  if (raw === undefined) return DEFAULT_SHOTS_MAX_MB;
-  const mb = Number(raw);
-  if (!Number.isInteger(mb) || mb < MIN_SHOTS_MAX_MB || mb > MAX_SHOTS_MAX_MB) {
-    throw new ConfigError(
-      `PHONE_EYE_SHOTS_MAX_MB must be a whole number of MiB from ${MIN_SHOTS_MAX_MB} (one screenshot may take 8 MiB) to ${MAX_SHOTS_MAX_MB}`,
-    );
-  }
-  return mb;
+/** A numeric setting, through the one reader every numeric variable goes through. */
+function readNumber(
+  readEnv: ReadEnv,
+  name: EnvVar,
+  rule: WholeNumberRule,
+  options: { fallback: number },
+): number {
+  return wholeNumber(name, readEnv(name), rule, options.fallback);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -2,6 +2,7 @@
 // rebinding), the Origin header, the bearer token, the path. Pure: a request in, a refusal or none.
 
 import { validateHostHeader } from "@modelcontextprotocol/server";
+import { corsPreflight } from "./http_cors.ts";
 import { type HttpSettings, isWildcard, LOOPBACK_NAMES } from "./http_settings.ts";
 
 /** The one path MCP is served at. */
@@ -101,13 +102,15 @@ async function tokenRefusal(
 
 /**
  * The refusal for a request that may not reach the MCP handler, or undefined. In this order: Host
- * (421), Origin (403), token (401), path (404); none of them echoes the token or the header.
+ * (421), a listed origin's CORS preflight (answered 204, http_cors.ts), Origin (403), token
+ * (401), path (404); none of them echoes the token or the header.
  */
 export async function gate(
   request: Request,
   settings: HttpSettings,
 ): Promise<Response | undefined> {
-  return hostRefusal(request, settings) ?? originRefusal(request, settings) ??
+  return hostRefusal(request, settings) ?? corsPreflight(request, settings.origins) ??
+    originRefusal(request, settings) ??
     await tokenRefusal(request, settings) ??
     (new URL(request.url).pathname === MCP_PATH ? undefined : refusal(
       404,

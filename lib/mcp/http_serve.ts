@@ -11,6 +11,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { createSession, type Session } from "../core/session.ts";
 import { MAX_LINE_BYTES } from "./stdio_lines.ts";
+import { answeringOrigins } from "./http_cors.ts";
 import { gate, refusal } from "./http_gate.ts";
 import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
@@ -159,8 +160,8 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     else inFlight.set(client, left);
     deps.afterResponse?.();
   };
-  return {
-    async fetch(request, client) {
+  return answeringOrigins(deps.settings.origins, {
+    async fetch(request: Request, client: string): Promise<Response> {
       const refused = await gate(request, deps.settings);
       if (refused !== undefined) return refused;
       const open = inFlight.get(client) ?? 0;
@@ -188,5 +189,5 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     close: async () => {
       await Promise.all([mcp.close(), sessions.close()]);
     },
-  };
+  });
 }

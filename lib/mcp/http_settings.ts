@@ -3,9 +3,24 @@
 
 import { isLoopbackHost } from "../core/hosts.ts";
 import { ConfigError, type ReadEnv } from "../config/config.ts";
+import { HTTP_ENV_VARS, type HttpEnvVar } from "../config/env_vars.ts";
+import { tokenStrength } from "./http_token_strength.ts";
 
 /** The shortest PHONE_EYE_HTTP_TOKEN accepted: 32 characters, e.g. `openssl rand -hex 32` gives 64. */
 export const MIN_TOKEN_LENGTH = 32;
+
+/** The least estimated entropy a PHONE_EYE_HTTP_TOKEN may have (http_token_strength.ts). */
+export const MIN_TOKEN_BITS = 128;
+
+/** What every token refusal ends with: how to make one that passes. */
+const MAKE_ONE = 'make a random one with "openssl rand -hex 32" (256 bits)';
+
+/**
+ * The release binary that can serve --http, and the task that runs it from source: what a
+ * process without the "http" permission set is told to use instead.
+ */
+export const HTTP_BINARY = "phone-eye-http";
+export const HTTP_TASK = "deno task serve-http";
 
 /**
  * Requests one client (one remote address) may have open at once: tool calls and listen streams.
@@ -58,6 +73,16 @@ export interface HttpFlags {
   tlsKey?: string;
 }
 
+/** What loadHttpSettings is told about the process beside the environment. */
+export interface HttpLoadOptions {
+  /**
+   * Whether this process may read `name` at all (main.ts asks Deno's permissions). The stdio set
+   * does not grant the HTTP variables, so without this a token the user exported would read as
+   * unset, and phone-eye would tell them to set what they had set. All granted when left out.
+   */
+  granted?: (name: HttpEnvVar) => boolean;
+}
+
 /** Parses HOST:PORT (`127.0.0.1:8080`, `[::1]:8080`, `lab-box.local:8080`). */
 export function parseListenAddress(text: string): ListenAddress {
   const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text.trim());
@@ -99,7 +124,44 @@ function readToken(readEnv: ReadEnv): string | undefined {
       "PHONE_EYE_HTTP_TOKEN must be printable ASCII without spaces, as an Authorization: Bearer header carries it",
     );
   }
+  return checkTokenStrength(token);
+}
+
+/**
+ * Refuses a token a guesser would try early: one character repeated, or under MIN_TOKEN_BITS by
+ * tokenStrength's estimate, with how the estimate is made, so the refusal can be acted on.
+ */
+function checkTokenStrength(token: string): string {
+  if (new Set(token).size === 1) {
+    throw new ConfigError(
+      `PHONE_EYE_HTTP_TOKEN is one character repeated, the first thing a guesser tries; ${MAKE_ONE}`,
+    );
+  }
+  const { bits } = tokenStrength(token);
+  if (bits < MIN_TOKEN_BITS) {
+    throw new ConfigError(
+      `PHONE_EYE_HTTP_TOKEN is too easy to guess: about ${bits} bits by phone-eye's estimate, under the ${MIN_TOKEN_BITS} it needs. ` +
+        "The estimate counts the characters no pattern predicts (a run such as abc or 4321 counts as two, a stretch seen earlier in the token as one) " +
+        "and multiplies them by log2 of the alphabet its kinds of character span (26 lower case, 26 upper case, 10 digits, 32 symbols); " +
+        MAKE_ONE,
+    );
+  }
   return token;
+}
+
+/**
+ * The refusal for --http in a process that may not read the HTTP variables: the stdio permission
+ * set (`deno task start`, the phone-eye binaries) never serves the network, and a token exported
+ * for it is invisible to it, so it says that rather than "set the token".
+ */
+function notGranted(flags: HttpFlags, missing: readonly HttpEnvVar[]): ConfigError {
+  const address = flags.http ?? "HOST:PORT";
+  return new ConfigError(
+    `--http needs the "http" permission set, and this process runs with the stdio one (deno task start, or the phone-eye binary), which may not read ${
+      missing.join(" or ")
+    }: a token you exported is invisible to it, and it never serves the network. ` +
+      `Serve with the ${HTTP_BINARY} binary of the release (${HTTP_BINARY} --http ${address}), or from source with ${HTTP_TASK} --http ${address}`,
+  );
 }
 
 function readOrigins(readEnv: ReadEnv): string[] {
@@ -129,11 +191,16 @@ function readOrigins(readEnv: ReadEnv): string[] {
 }
 
 /**
- * The HTTP settings when --http was given, else undefined (stdio). Refuses at start: a token
- * shorter than MIN_TOKEN_LENGTH, no token on an address other than loopback (it refuses before
- * anything is bound, so nothing listens), TLS with only one of its two files.
+ * The HTTP settings when --http was given, else undefined (stdio). Refuses at start: a process
+ * that may not read the HTTP variables, a token shorter than MIN_TOKEN_LENGTH or weaker than
+ * MIN_TOKEN_BITS, no token on an address other than loopback (it refuses before anything is
+ * bound, so nothing listens), TLS with only one of its two files.
  */
-export function loadHttpSettings(readEnv: ReadEnv, flags: HttpFlags): HttpSettings | undefined {
+export function loadHttpSettings(
+  readEnv: ReadEnv,
+  flags: HttpFlags,
+  options: HttpLoadOptions = {},
+): HttpSettings | undefined {
   if (flags.http === undefined) {
     if (flags.tlsCert !== undefined || flags.tlsKey !== undefined) {
       throw new ConfigError(
@@ -142,6 +209,8 @@ export function loadHttpSettings(readEnv: ReadEnv, flags: HttpFlags): HttpSettin
     }
     return undefined;
   }
+  const missing = HTTP_ENV_VARS.filter((name) => !(options.granted?.(name) ?? true));
+  if (missing.length > 0) throw notGranted(flags, missing);
   const listen = parseListenAddress(flags.http);
   const token = readToken(readEnv);
   if (token === undefined && !isLoopbackHost(listen.hostname)) {
@@ -156,4 +225,23 @@ export function loadHttpSettings(readEnv: ReadEnv, flags: HttpFlags): HttpSettin
     ? { certFile: flags.tlsCert, keyFile: flags.tlsKey }
     : undefined;
   return { listen, token, origins: readOrigins(readEnv), tls };
+}
+
+/**
+ * A warning when the TLS key file may be read or written by its group or by others (`mode` as
+ * Deno.stat gives it; null on Windows, where there is no such mode): anyone who can read it can
+ * pose as this server, anyone who can write it can swap it. A warning, not a refusal: the file
+ * may sit behind a folder only its owner can enter, which phone-eye cannot see from the mode.
+ */
+export function tlsKeyWarning(keyFile: string, mode: number | null): string | undefined {
+  if (mode === null || (mode & 0o066) === 0) return undefined;
+  const who = mode & 0o060 && mode & 0o006
+    ? "its group and others"
+    : mode & 0o060
+    ? "its group"
+    : "others";
+  const may = mode & 0o044 && mode & 0o022 ? "read and written" : mode & 0o044 ? "read" : "written";
+  const octal = (mode & 0o777).toString(8).padStart(3, "0");
+  return `phone-eye: warning: the TLS key ${keyFile} may be ${may} by ${who} (mode ${octal}): ` +
+    `whoever reads it can pose as this server, whoever writes it can swap it. Run "chmod 600 ${keyFile}" as its owner`;
 }

@@ -11,6 +11,7 @@ import type {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { SERIAL_MAX_LENGTH, SERIAL_PATTERN } from "../config/serial.ts";
+import { argumentProblems, type ArgumentRule } from "./argument_words.ts";
 import type { PhoneDeps, ToolCall, ToolDeps } from "./call.ts";
 
 /**
@@ -153,10 +154,11 @@ function checkedBy<Schema extends ToolSchema>(
   const own: StandardSchemaWithJSON<unknown, ArgsOf<Schema>>["~standard"] = schema["~standard"];
   const verdict = (
     result: StandardSchemaV1.Result<ArgsOf<Schema>>,
+    args: unknown,
   ): StandardSchemaV1.Result<Checked<ArgsOf<Schema>>> => ({
     value: result.issues === undefined
       ? { ok: true, args: result.value }
-      : { ok: false, refusal: refusalOf(name, result.issues) },
+      : { ok: false, refusal: refusalOf(name, result.issues, { args, schema }) },
   });
   return {
     "~standard": {
@@ -165,19 +167,32 @@ function checkedBy<Schema extends ToolSchema>(
       jsonSchema: own.jsonSchema,
       validate(value) {
         const result = own.validate(value);
-        return result instanceof Promise ? result.then(verdict) : verdict(result);
+        return result instanceof Promise
+          ? result.then((r) => verdict(r, value))
+          : verdict(result, value);
       },
     },
   };
 }
 
-/** "Refused: invalid arguments for phone_tap: x: Too small: expected number to be >=0". */
-export function refusalOf(tool: string, issues: readonly StandardSchemaV1.Issue[]): string {
-  const said = issues.map((issue) => {
-    const path = (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p));
-    return path.length > 0 ? `${path.join(".")}: ${issue.message}` : issue.message;
-  });
-  return `Refused: invalid arguments for ${tool}: ${said.join(", ")}`;
+/**
+ * "Refused: invalid arguments for phone_swipe: y2 is required (a whole number from 0 to 20000)":
+ * each problem said as the rule the argument breaks, read from the schema's JSON Schema, the one
+ * tools/list shows (argument_words.ts).
+ */
+export function refusalOf(
+  tool: string,
+  issues: readonly StandardSchemaV1.Issue[],
+  given: { args: unknown; schema: ToolSchema },
+): string {
+  const said = argumentProblems(tool, issues, { args: given.args, rules: rulesOf(given.schema) });
+  return `Refused: invalid arguments for ${tool}: ${said.join("; ")}`;
+}
+
+/** Each argument's JSON Schema, by name, as tools/list shows it: the rules the words say. */
+function rulesOf(schema: ToolSchema): Record<string, ArgumentRule> {
+  const json = schema["~standard"].jsonSchema.input({ target: "draft-2020-12" });
+  return (json["properties"] ?? {}) as Record<string, ArgumentRule>;
 }
 
 /** Annotations for verbs that act on the phone: a tap can confirm a payment, so no soft claims. */

@@ -18,7 +18,7 @@ Deno.test({
   permissions: "none",
   fn() {
     assert.deepEqual(
-      loadConfig(env({ PHONE_EYE_DEVICES: " 10.0.0.2:5555 , emulator-5554,,10.0.0.2:5555" }))
+      loadConfig(env({ PHONE_EYE_DEVICES: " 10.0.0.2:5555 , emulator-5554,10.0.0.2:5555" }))
         .phones,
       { kind: "listed", serials: ["10.0.0.2:5555", "emulator-5554"], from: "PHONE_EYE_DEVICES" },
     );
@@ -27,7 +27,8 @@ Deno.test({
       loadConfig(env({ PHONE_EYE_DEVICES: "a1", ANDROID_SERIAL: "b2" })).phones,
       { kind: "listed", serials: ["a1"], from: "PHONE_EYE_DEVICES" },
     );
-    assert.deepEqual(loadConfig(env({ PHONE_EYE_DEVICES: " , " })).phones, { kind: "default" });
+    // A list that names no phone is refused, never read as unset (tests/config/settings_test.ts).
+    assert.throws(() => loadConfig(env({ PHONE_EYE_DEVICES: " , " })), /names no phone/);
     assert.deepEqual(loadConfig(env({})).phones, { kind: "default" });
     assert.throws(
       () => loadConfig(env({ PHONE_EYE_DEVICES: "a1" }), { serial: "b2" }),

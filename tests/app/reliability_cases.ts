@@ -521,7 +521,7 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     expect: {
       isError: true,
       says:
-        /^Refused: invalid arguments for phone_swipe: .*x2: Invalid input: expected number, received string.*Unrecognized key: "duration"/,
+        /^Refused: invalid arguments for phone_swipe: x2 must be a whole number from 0 to 20000, not the string "20"; "duration" is not an argument of phone_swipe/,
       ran: { tool: "input", times: 0 },
     },
   },

@@ -204,6 +204,8 @@ Deno.test("the release packs each binary as an MCP bundle, validates it with the
   assert.equal(bundleFileName("${{ matrix.target }}"), "phone-eye-${{ matrix.target }}.mcpb");
   assert.deepEqual(uploads(build, "build"), [
     ["${{ matrix.asset }}", "dist/${{ matrix.asset }}"],
+    // phone-eye-http, the lab's server (tests/app/release_http_test.ts)
+    ["${{ matrix.http_asset }}", "dist/${{ matrix.http_asset }}"],
     ["phone-eye-${{ matrix.target }}.mcpb", "dist/phone-eye-${{ matrix.target }}.mcpb"],
   ]);
   const check = buildSteps.find((step) => String(step["run"]).includes(MCPB_VALIDATE));
@@ -260,7 +262,7 @@ Deno.test("npx runs only in jobs whose token can neither write nor mint OIDC tok
   assert.equal(seen, 2, "the build and registry jobs run the validators");
 });
 
-Deno.test("the release checksums, attests and publishes the five binaries, the five bundles and server.json", async () => {
+Deno.test("the release checksums, attests and publishes the ten binaries, the five bundles and server.json", async () => {
   const { doc } = await readWorkflow(WORKFLOWS.release);
   const all = map(doc["jobs"], "jobs");
   const attest = map(all["attest"], "attest");
@@ -276,7 +278,7 @@ Deno.test("the release checksums, attests and publishes the five binaries, the f
     runs(attest, "attest").join("\n"),
     /sha256sum phone-eye-\* server\.json > SHA256SUMS\.txt/,
   );
-  assert.match(runs(attest, "attest").join("\n"), /-eq 11/);
+  assert.match(runs(attest, "attest").join("\n"), /-eq 16/);
   const provenance = attestSteps.find((step) =>
     String(step["uses"]).startsWith("actions/attest-build-provenance@")
   );

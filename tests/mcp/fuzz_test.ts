@@ -614,7 +614,7 @@ function malformedLine(
             });
             assert.match(
               textOf(r.result ?? {}),
-              /Too big: expected string to have <=2000 characters/,
+              /must be a string of (1 to |at most )2000 characters, not a string of \d+ characters/,
             );
           },
         },

@@ -10,13 +10,17 @@ import {
   type HttpSettings,
   loadHttpSettings,
   mcpUrl,
+  MIN_TOKEN_BITS,
   parseListenAddress,
+  tlsKeyWarning,
 } from "../../lib/mcp/http_settings.ts";
+import { tokenStrength } from "../../lib/mcp/http_token_strength.ts";
 import { readPermissionSet } from "../../scripts/permissions.ts";
 import { runtimeFlags } from "../../scripts/runtime_flags.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
-const TOKEN = "0123456789abcdef0123456789abcdef";
+// 32 random hex characters (openssl rand -hex 16): as short as a token may be, and strong enough.
+const TOKEN = "9f3c1ab47e20d86c5b9a0f7e31d4c862";
 
 function refused(fn: () => unknown, message: RegExp): void {
   assert.throws(fn, (error: Error) => error instanceof ConfigError && message.test(error.message));
@@ -198,5 +202,135 @@ Deno.test({
     assert.equal(await status({ Authorization: `Basic ${TOKEN}` }), 401);
     assert.equal(await status(auth, {}, "http://127.0.0.1:8080/other"), 404);
     assert.equal(await status({}, { token: undefined }), undefined, "loopback without a token");
+  },
+});
+
+const tokenRefusal = (token: string): string => {
+  try {
+    loadHttpSettings(env({ PHONE_EYE_HTTP_TOKEN: token }), { http: "0.0.0.0:1" });
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    return error.message;
+  }
+  return "";
+};
+
+Deno.test({
+  name: "a token of one repeated character is refused, with how to make a good one",
+  permissions: "none",
+  fn() {
+    for (const token of ["a".repeat(32), "0".repeat(64), "~".repeat(40)]) {
+      const said = tokenRefusal(token);
+      assert.match(said, /^PHONE_EYE_HTTP_TOKEN is one character repeated/);
+      assert.match(said, /openssl rand -hex 32/);
+      assert.ok(!said.includes(token.slice(0, 8)), "the refusal never repeats the token");
+    }
+  },
+});
+
+Deno.test({
+  name: "a patterned token under 128 bits is refused, saying how the estimate is made",
+  permissions: "none",
+  fn() {
+    const weak = [
+      "0123456789abcdef0123456789abcdef", // two runs, then the same again
+      "abababababababababababababababab",
+      "Passw0rd!Passw0rd!Passw0rd!Passw0rd!",
+      "12345678901234567890123456789012", // digits only: 32 × log2(10) < 128 even if random
+      "qwertyuiopasdfghjklzxcvbnmqwerty",
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    ];
+    for (const token of weak) {
+      const said = tokenRefusal(token);
+      assert.match(said, /^PHONE_EYE_HTTP_TOKEN is too easy to guess: about \d+ bits/, token);
+      assert.match(said, /under the 128 it needs/);
+      assert.match(said, /log2 of the alphabet/);
+      assert.match(said, /openssl rand -hex 32/);
+      assert.ok(!said.includes(token.slice(0, 8)), "the refusal never repeats the token");
+    }
+  },
+});
+
+Deno.test({
+  name: "random tokens pass the estimate: openssl rand -hex 16 and 32, and -base64 32",
+  permissions: "none",
+  fn() {
+    const bytes = (n: number) => crypto.getRandomValues(new Uint8Array(n));
+    const hex = (n: number) =>
+      Array.from(bytes(n), (b) => b.toString(16).padStart(2, "0")).join("");
+    const base64 = (n: number) => btoa(String.fromCharCode(...bytes(n)));
+    for (let i = 0; i < 200; i++) {
+      for (const token of [hex(16), hex(32), base64(32)]) {
+        assert.equal(tokenRefusal(token), "", token);
+        assert.ok(tokenStrength(token).bits >= MIN_TOKEN_BITS, token);
+      }
+    }
+    assert.deepEqual(tokenStrength("0123456789abcdef0123456789abcdef"), {
+      bits: 25,
+      alphabet: 36,
+      counted: 5,
+    });
+    // A run counts as two characters, a stretch seen before as one, the rest one each.
+    assert.equal(tokenStrength("xabcdefq").counted, 4);
+    assert.equal(tokenStrength("k9Xzk9Xz").counted, 5);
+    assert.equal(tokenStrength("A1a!").alphabet, 94);
+    // A huge variable is estimated on its first 256 characters, in bounded time.
+    assert.ok(tokenStrength(hex(64 * 1024)).counted <= 256);
+  },
+});
+
+Deno.test({
+  name: "--http where the HTTP variables are not granted says why and which binary or task can",
+  permissions: "none",
+  fn() {
+    // What `deno task start --http …` and the stdio binary see: the variables exist but cannot be
+    // read, so readEnv answers undefined for them, as main.ts's reader does.
+    const stdio = (name: string) => !name.startsWith("PHONE_EYE_HTTP_");
+    for (const address of ["192.168.1.20:8765", "127.0.0.1:0"]) {
+      let said = "";
+      assert.throws(
+        () => loadHttpSettings(env({}), { http: address }, { granted: stdio }),
+        (error: Error) => {
+          said = error.message;
+          return error instanceof ConfigError;
+        },
+      );
+      assert.match(said, /^--http needs the "http" permission set/);
+      assert.match(said, /may not read PHONE_EYE_HTTP_TOKEN or PHONE_EYE_HTTP_ORIGINS/);
+      assert.match(said, /a token you exported is invisible to it/);
+      assert.ok(said.includes(`phone-eye-http --http ${address}`), said);
+      assert.ok(said.includes(`deno task serve-http --http ${address}`), said);
+      assert.doesNotMatch(said, /Set PHONE_EYE_HTTP_TOKEN/);
+    }
+    // Without --http nothing is asked of the HTTP variables: stdio serves as before.
+    assert.equal(loadHttpSettings(env({}), {}, { granted: stdio }), undefined);
+    assert.equal(
+      loadHttpSettings(env({ PHONE_EYE_HTTP_TOKEN: TOKEN }), { http: "0.0.0.0:1" }, {
+        granted: () => true,
+      })?.token,
+      TOKEN,
+    );
+  },
+});
+
+Deno.test({
+  name: "a TLS key its group or others may read or write is warned about, with the fix",
+  permissions: "none",
+  fn() {
+    assert.equal(tlsKeyWarning("/k.pem", 0o100600), undefined);
+    assert.equal(tlsKeyWarning("/k.pem", 0o400), undefined);
+    assert.equal(tlsKeyWarning("/k.pem", null), undefined, "Windows has no such mode");
+    const cases: Array<[number, RegExp]> = [
+      [0o100644, /may be read by its group and others \(mode 644\)/],
+      [0o640, /may be read by its group \(mode 640\)/],
+      [0o602, /may be written by others \(mode 602\)/],
+      [0o666, /may be read and written by its group and others \(mode 666\)/],
+    ];
+    for (const [mode, words] of cases) {
+      const said = tlsKeyWarning("/etc/phone-eye/key.pem", mode) ?? "";
+      assert.match(said, /^phone-eye: warning: the TLS key \/etc\/phone-eye\/key\.pem /);
+      assert.match(said, words);
+      assert.match(said, /chmod 600 \/etc\/phone-eye\/key\.pem/);
+    }
   },
 });
