@@ -27,6 +27,7 @@ function handlerFor(origins: string[]) {
     name: "phone_ping",
     title: "Ping",
     description: "answers pong",
+    action: "ping",
     inputSchema: z.strictObject({}),
     annotations: LOOKS_ONLY,
     handler: () => Promise.resolve(textResult("pong")),
