@@ -246,4 +246,128 @@ Deno.test("the agent's loop on a simulated phone that moves", async (t) => {
       }
     },
   );
+  await t.step(
+    "on a phone whose dumps wait for idle, each settled verb costs its command and one read",
+    async () => {
+      await fresh(rig, { dumpIdle: WAITING });
+      await rig.call("phone_intent", { package: "com.android.notes", settle: false });
+      await rig.call("phone_tap", { x: 10, y: 10, settle: false }); // wm size, then cached
+      for (
+        const [tool, args] of [
+          ["phone_tap", { x: 540, y: 150 }],
+          ["phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 1600 }],
+          ["phone_key", { key: "volume_up" }],
+          ["phone_type", { text: "a" }],
+          ["phone_intent", { package: "com.android.notes" }],
+        ] as const
+      ) {
+        const at = rig.sim.commands().length;
+        const r = await rig.call(tool, args);
+        assert.match(textOf(r), /\n\n\[changed\]\n/, tool);
+        const sent = rig.sim.commands().slice(at);
+        assert.equal(sent.length, 2, `${tool}: ${sent.join(" / ")}`);
+        assert.match(sent[1]!, /^uiautomator dump \/dev\/tty; dumpsys window/, tool);
+      }
+    },
+  );
+  await t.step(
+    "Save whose message shows within the dump's idle wait: [changed] says it appeared, and only that",
+    async () => {
+      await fresh(rig, { snackbarDelay: 100, snackbar: "held", dumpIdle: WAITING });
+      await rig.call("phone_intent", { package: "com.android.notes", settle: false });
+      const before = dumps(rig);
+      const r = await rig.call("phone_tap", { element: "Save" });
+      const changed = changedOf(textOf(r));
+      assert.equal(dumps(rig), before + 2, "the lookup, then one read");
+      // The keyboard was up before and after; the lookup's tree did not ask, so nothing is said.
+      assert.match(changed, /^\[changed\]\n\+ Saved @ \[\d+,\d+\]\[\d+,\d+\]$/);
+    },
+  );
+  await t.step(
+    "[changed] compares the keyboard only when the screen before knew it",
+    async () => {
+      await fresh(rig, { dumpIdle: WAITING });
+      await rig.call("phone_intent", { package: "com.android.notes", settle: false });
+      await rig.call("phone_look", {}); // a look's tree: no keyboard state
+      const typed = changedOf(textOf(await rig.call("phone_type", { text: "tea" })));
+      assert.match(typed, /\n\+ \S*tea @ /);
+      assert.doesNotMatch(typed, /keyboard/, "up before and after: no change to report");
+      // Now the screen before is the settle's own read, which knows the keyboard.
+      const back = changedOf(textOf(await rig.call("phone_key", { key: "back" })));
+      assert.match(back, /\nkeyboard: hidden\n/);
+    },
+  );
+  await t.step(
+    "calls refused before acting leave the remembered screen for the next action",
+    async () => {
+      await fresh(rig, { dumpIdle: WAITING });
+      await rig.call("phone_look", {});
+      const refused = [
+        await rig.call("phone_tap", { x: 1080, y: 2500 }), // off the screen
+        await rig.call("phone_tap", { element: "Unicorn" }), // nothing by that name
+        await rig.call("phone_type", { text: "thé" }), // no ADB Keyboard on this phone
+      ];
+      for (const r of refused) assert.equal(r.isError, true, textOf(r));
+      const r = await rig.call("phone_key", { key: "volume_up" });
+      assert.equal(changedOf(textOf(r)), "[changed]\nno visible change");
+    },
+  );
+  await t.step(
+    "two calls at once on one phone: the section says another call acted instead of crediting it",
+    async () => {
+      await fresh(rig, { launch: "held", dumpIdle: WAITING });
+      await rig.call("phone_look", {});
+      const before = dumps(rig);
+      const tapping = rig.call("phone_tap", { element: "Settings" });
+      await waitFor(() => dumps(rig) >= before + 2, "the tap's read, waiting for the switch");
+      const keying = rig.call("phone_key", { key: "volume_up" });
+      await waitFor(() => dumps(rig) >= before + 3, "the key's read");
+      await rig.sim.motion.release("launch");
+      const [tap, key] = await Promise.all([tapping, keying]);
+      assert.match(
+        changedOf(textOf(tap)),
+        /^\[changed\]\nanother call acted on this phone meanwhile \(1 action\); the changes below may be theirs\napp: com\.android\.launcher3 → com\.android\.settings\//,
+      );
+      const keyChanged = changedOf(textOf(key));
+      assert.doesNotMatch(keyChanged, /→/, "the key does not claim the tap's app switch");
+      assert.match(keyChanged, /no earlier screen to compare with/);
+    },
+  );
+  await t.step(
+    "a cancelled call stops its settle read: phone-eye's adb child for it ends",
+    async () => {
+      await fresh(rig, { launch: "held", dumpIdle: WAITING });
+      const reading = () => adbChildren(rig, "uiautomator dump");
+      const cancel = new AbortController();
+      const opening = rig.client.callTool({
+        name: "phone_intent",
+        arguments: { package: "com.android.settings" },
+      }, { signal: cancel.signal });
+      opening.catch(() => {});
+      await eventually(async () => (await reading()) !== "", "the settle read under way");
+      cancel.abort();
+      await assert.rejects(opening);
+      await eventually(async () => (await reading()) === "", "the settle read's adb to end");
+      assert.equal(rig.sim.motion.launching(), "com.android.launcher3 -> com.android.settings");
+    },
+  );
 });
+
+/** phone-eye's own adb children whose command line holds `pattern` (pgrep's lines; "" for none). */
+async function adbChildren(rig: Rig, pattern: string): Promise<string> {
+  const { stdout } = await new Deno.Command("pgrep", {
+    args: ["-P", String(rig.eye.pid), "-f", pattern],
+    stdout: "piped",
+    stdin: "null",
+  }).output();
+  return new TextDecoder().decode(stdout).trim();
+}
+
+/** Checks `check` once per event-loop turn until it holds; fails after 10 s. */
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}, in vain`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
