@@ -14,6 +14,7 @@ import {
 import { runInput } from "../adb/input.ts";
 import { tapCommand } from "../adb/input_commands.ts";
 import {
+  type Acting,
   actionResult,
   asStep,
   beginAction,
@@ -50,7 +51,7 @@ export const phoneType = defineTool({
     // "type", not the verb's "type text": the refusal is of the text itself.
     if (refusal) throw new ToolInputError(`Cannot type: ${refusal}`);
     let into = "";
-    let acting;
+    let acting: Acting | undefined;
     if (element !== undefined) {
       const found = await locate(deps, {
         name: element,
