@@ -1,5 +1,5 @@
 // The commands that read the screen: the screenshot (PNG or raw frame) and the UI dump, to
-// /dev/tty or to a file, alone or after the focused window and keyboard (screen_state).
+// /dev/tty or to a file, alone or followed by the focused window and keyboard (screen_state).
 //
 // Android's shell tools are cited at the frameworks/base commits linked.
 
@@ -79,17 +79,22 @@ export function uiDumpCommand(path: string, options: DumpOptions = {}): DeviceCo
 }
 
 /**
- * What an action changed, in one round trip (settle.ts): the focused window and app
- * (`dumpsys window`'s mCurrentFocus and mFocusedApp lines), whether the soft keyboard is shown
- * (`dumpsys input_method`'s mInputShown token: one line on Android 10-12, its own line later), then
- * the UI tree as uiDumpToTtyCommand reads it, or, with `path`, as uiDumpCommand does for a phone
- * that refuses /dev/tty. Every step only reads, so it is named by its first program and replayable.
+ * What an action changed, in one round trip (settle.ts): the UI tree as uiDumpToTtyCommand reads
+ * it (or, with `path`, as uiDumpCommand does for a phone that refuses /dev/tty), then the focused
+ * window and app (`dumpsys window`'s mCurrentFocus and mFocusedApp lines) and whether the soft
+ * keyboard is shown (`dumpsys input_method`'s mInputShown token: one line on Android 10-12, its own
+ * line later). The dump comes first because it waits for the screen to be idle before it reads
+ * (DumpCommand's waitForIdle): focus and keyboard read after it describe the same settled screen,
+ * where read before it they could describe the screen the wait began on. Every step only reads,
+ * so it is named by its first program and replayable.
  */
 export function screenStateCommand(
   options: DumpOptions & { path?: string | undefined } = {},
 ): DeviceCommand {
   const { path, ...dumpOptions } = options;
   const dumpsys: Arg[] = [
+    syntax("; "),
+    "dumpsys",
     "window",
     syntax(" | "),
     "grep",
@@ -102,12 +107,26 @@ export function screenStateCommand(
     "grep",
     "-o",
     quoted("mInputShown=[a-z]*"),
-    syntax("; "),
   ];
   if (path === undefined) {
     const tty = uiDumpToTtyCommand(dumpOptions);
-    return deviceCommand("exec-out", "dumpsys", [...dumpsys, tty.program, ...tty.args]);
+    return deviceCommand("exec-out", tty.program, [...tty.args, ...dumpsys]);
   }
-  const dump = uiDumpCommand(path, dumpOptions);
-  return shellCommand("dumpsys", [...dumpsys, dump.program, ...dump.args]);
+  // uiDumpCommand's steps with the window state before its `rm`, which stays last: the command's
+  // status is the last step's, and grep's is 1 when a line is missing.
+  const p = quoted(path);
+  const compressed = dumpOptions.compressed ? ["--compressed"] : [];
+  return shellCommand("uiautomator", [
+    "dump",
+    ...compressed,
+    p,
+    syntax(" && "),
+    "cat",
+    p,
+    ...dumpsys,
+    syntax("; "),
+    "rm",
+    "-f",
+    p,
+  ]);
 }

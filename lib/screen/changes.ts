@@ -23,21 +23,53 @@ export interface WindowState {
  * `mFocusedApp=ActivityRecord{3c2b1a0 u0 pkg/.Activity t12}` (AppWindowToken{… token=Token{… ActivityRecord{…}}} on
  * Android 9; the last `pkg/…` word is taken), `mInputShown=true`. The first of each counts: Android
  * 10+ prints one mCurrentFocus per display, the default display first. `mCurrentFocus=null` (no
- * window has focus, as during some switches) reads as undefined.
+ * window has focus, as during some switches) reads as undefined. The lines come after the dump, so
+ * only the text outside its XML is read: on-screen text cannot pass for them.
  */
 export function parseWindowState(text: string): WindowState {
+  const outside = outsideXml(text);
   const component = (line: string | undefined) =>
     line === undefined
       ? undefined
       : [...line.matchAll(/\s([A-Za-z0-9_.]+\/[A-Za-z0-9_.$]+)/g)].at(-1)?.[1];
-  const focusLine = /mCurrentFocus=(.*)/.exec(text)?.[1];
-  const appLine = /mFocusedApp=(.*)/.exec(text)?.[1];
-  const shown = /mInputShown=(true|false)/.exec(text)?.[1];
+  const focusLine = /mCurrentFocus=(.*)/.exec(outside)?.[1];
+  const appLine = /mFocusedApp=(.*)/.exec(outside)?.[1];
+  const shown = /mInputShown=(true|false)/.exec(outside)?.[1];
   return {
     focus: component(focusLine),
     focusedApp: component(appLine),
     keyboard: shown === undefined ? undefined : shown === "true",
   };
+}
+
+/**
+ * `text` without the dump's XML: from its `<?xml` or `<hierarchy` to its `</hierarchy>`, or to the
+ * end when it was cut short. XML escapes `<` in attribute values, so no screen text can close it.
+ */
+function outsideXml(text: string): string {
+  const starts = [text.indexOf("<?xml"), text.indexOf("<hierarchy")].filter((i) => i >= 0);
+  if (starts.length === 0) return text;
+  const start = Math.min(...starts);
+  const close = text.lastIndexOf("</hierarchy>");
+  const end = close > start ? close + "</hierarchy>".length : text.length;
+  return text.slice(0, start) + text.slice(end);
+}
+
+/** `pkg/.Activity` as `pkg/pkg.Activity`, the form a window's title uses. */
+function fullComponent(component: string): string {
+  const [pkg = "", activity = ""] = component.split("/", 2);
+  return activity.startsWith(".") ? `${pkg}/${pkg}${activity}` : component;
+}
+
+/**
+ * The focused window is not the activity started last: an activity started and its window not yet
+ * drawn (mFocusedApp moved on, mCurrentFocus still on the old window). A window without a
+ * component (null, a popup, the notification shade) says nothing either way.
+ */
+export function windowChanging(state: Pick<WindowState, "focus" | "focusedApp">): boolean {
+  const { focus, focusedApp } = state;
+  if (focus === undefined || focusedApp === undefined) return false;
+  return fullComponent(focus) !== fullComponent(focusedApp);
 }
 
 /** The package a tree belongs to: its first root node's (the app window's). */
@@ -53,8 +85,11 @@ export function foreground(reading: ScreenReading): string | undefined {
 
 const packageOf = (app: string) => app.split("/", 1)[0] ?? app;
 
+/** What sameScreen compares of a reading. */
+type Shown = Pick<ScreenReading, "elements" | "focus" | "keyboard">;
+
 /** Two readings show the same screen: same focus, keyboard and element list. */
-export function sameScreen(a: ScreenReading, b: ScreenReading): boolean {
+export function sameScreen<A extends Shown, B extends Shown>(a: A, b: B): boolean {
   if (a.focus !== b.focus || a.keyboard !== b.keyboard) return false;
   if (a.elements.length !== b.elements.length) return false;
   return a.elements.every((e, i) => elementKey(e) === elementKey(b.elements[i]!));
@@ -98,8 +133,10 @@ function keyboardLine(
   after: ScreenReading,
 ): string | undefined {
   if (after.keyboard === undefined) return undefined;
-  if (before?.keyboard === undefined) return after.keyboard ? "keyboard: shown" : undefined;
-  if (before.keyboard === after.keyboard) return undefined;
+  // Nothing to compare with: the keyboard as it is now, among what the screen shows.
+  if (before === undefined) return after.keyboard ? "keyboard: shown" : undefined;
+  // A "before" from a look or an element lookup did not ask: no change can be told.
+  if (before.keyboard === undefined || before.keyboard === after.keyboard) return undefined;
   return after.keyboard ? "keyboard: shown" : "keyboard: hidden";
 }
 

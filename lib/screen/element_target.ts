@@ -1,5 +1,5 @@
 // Tap-by-name: the element an agent names, found on a fresh UI tree just before the action, which
-// that tree becomes the "before" of; or a refusal listing the candidates or the closest labels.
+// that tree is the "before" of once sent; or a refusal listing the candidates or the closest labels.
 
 import type { Clock } from "../core/clock.ts";
 import { describeCandidate, findElement, notFoundWhat } from "./find_element.ts";
@@ -26,20 +26,20 @@ export interface Located {
 }
 
 /**
- * The element `name` names on a fresh tree, remembered as the screen before the action. A miss
- * leaves the tree as the phone's last seen screen; a find takes it as the action's "before". A
- * miss is a ToolInputError (the agent's argument at fault); a failed read, the AdbError it met.
+ * The element `name` names on a fresh tree, remembered as the phone's last seen screen: the
+ * action's "before" once the verb sends it (PhoneScreen.beginAction), the next call's if the verb
+ * refuses first. A miss is a ToolInputError (the agent's argument at fault); a failed read, the
+ * AdbError it met.
  */
 export async function locateElement(
   screen: PhoneScreen,
   target: ElementTarget,
 ): Promise<Located> {
   const { clock, name, prefer } = target;
+  const actionsSent = screen.actions;
   const elements = await readUiTree(screen, clock);
-  const before = screen.remember({ elements, at: clock.now() });
+  const before = screen.remember({ elements, at: clock.now(), actionsSent });
   const found = findElement(elements, name, prefer);
   if (found.kind !== "one") throw new ToolInputError({ what: notFoundWhat(name, found) });
-  // The action is about to change the screen: this tree is "before" now, not the phone's last.
-  screen.forget();
   return { element: found.element, described: describeCandidate(found.element), before };
 }

@@ -1,5 +1,5 @@
 // What the screen layer keeps about each phone for the server's life, with one owner: the last
-// screen read (the next action's "before") and whether its uiautomator can dump to /dev/tty.
+// screen read (the next action's "before"), the actions begun on it, and how its uiautomator dumps.
 
 import type { Device } from "../adb/device.ts";
 import type { UiElement } from "./ui_tree.ts";
@@ -15,14 +15,30 @@ export interface ScreenReading {
   keyboard: boolean | undefined;
   /** When it was read, on the server's clock. */
   at: number;
+  /**
+   * How many actions had begun on this phone (PhoneScreen.beginAction) when the read was sent and
+   * when it came back: the tree shows at least the first `sent` of them and at most `read`.
+   */
+  actions: { sent: number; read: number };
+}
+
+/** An action about to be sent: the screen before it and its place among the phone's actions. */
+export interface ActionTurn {
+  /** The last screen read, if recent; undefined when none is. */
+  before: ScreenReading | undefined;
+  /** This action's number: the phone's first action is 1. */
+  number: number;
 }
 
 /** One phone as the screen layer sees it: the Device every read goes through, and what it learned. */
 export interface PhoneScreen {
   readonly device: Device;
+  /** Actions begun on this phone so far, by every call and client of the server. */
+  readonly actions: number;
   /**
    * Keeps a tree just read as the phone's last seen screen, for the next action's "before". A read
-   * that did not ask for the focused window or keyboard leaves them unknown.
+   * that did not ask for the focused window or keyboard leaves them unknown. `actionsSent` is
+   * `actions` when the read was sent; a reader that does not say counts as sent now.
    */
   remember(
     read: {
@@ -30,15 +46,21 @@ export interface PhoneScreen {
       at: number;
       focus?: string | undefined;
       keyboard?: boolean | undefined;
+      actionsSent?: number;
     },
   ): ScreenReading;
   /**
-   * The screen before an action: the last one read if it is at most BEFORE_MAX_AGE_MS old at
-   * `now`, else undefined. Taken, not copied: once the action runs, it is no longer the phone's.
+   * An action is being sent to the phone now (call it right before the command, once nothing can
+   * refuse it any more): counts it, and takes the last screen read as its "before" if it is at
+   * most BEFORE_MAX_AGE_MS old at `now`. Taken, not copied: once the action runs, that screen is
+   * no longer the phone's. A call refused before this point leaves the last screen in place.
    */
-  takeBefore(now: number): ScreenReading | undefined;
-  /** Forgets the last screen: an action is about to change it. */
-  forget(): void;
+  beginAction(now: number): ActionTurn;
+  /**
+   * The action begun with `turn` sent nothing after all (phone_type found no ADB Keyboard): its
+   * "before" is the phone's last screen again, when nothing else began or was read since.
+   */
+  sentNothing(turn: ActionTurn): void;
   /**
    * True until this phone's uiautomator has shown it cannot write to /dev/tty (it printed only its
    * "dumped to" line); from then on its dumps go to a file (ui_dump.ts).
@@ -73,20 +95,31 @@ export function createScreens(): Screens {
 
 function createPhoneScreen(device: Device): PhoneScreen {
   let last: ScreenReading | undefined;
+  let actions = 0;
   let dumpsToTty = true;
   return {
     device,
-    remember({ elements, at, focus, keyboard }) {
-      last = { elements, focus, keyboard, at };
+    get actions() {
+      return actions;
+    },
+    remember({ elements, at, focus, keyboard, actionsSent = actions }) {
+      last = { elements, focus, keyboard, at, actions: { sent: actionsSent, read: actions } };
       return last;
     },
-    takeBefore(now) {
+    beginAction(now) {
       const before = last;
       last = undefined;
-      return before !== undefined && now - before.at <= BEFORE_MAX_AGE_MS ? before : undefined;
+      actions += 1;
+      return {
+        before: before !== undefined && now - before.at <= BEFORE_MAX_AGE_MS ? before : undefined,
+        number: actions,
+      };
     },
-    forget() {
-      last = undefined;
+    sentNothing({ before, number }) {
+      // Only the untouched case: then that screen is still what the phone shows, as if read now.
+      if (before === undefined || last !== undefined || number !== actions) return;
+      if (before.actions.sent !== number - 1) return;
+      last = { ...before, actions: { sent: actions, read: actions } };
     },
     get dumpsToTty() {
       return dumpsToTty;

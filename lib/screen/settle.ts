@@ -1,22 +1,29 @@
-// Waiting for the screen to settle after an action (two equal reads in a row, bounded), and the
-// [changed] section saying what it changed; each read takes focus, keyboard and tree at once.
+// Reading the screen once an action is sent, trusting the dump's own wait for the screen to be idle
+// (a second read only when the first cannot be trusted), and the [changed] section that follows.
 
-import { describeChanges, parseWindowState, sameScreen } from "./changes.ts";
+import { cancelledError } from "../adb/queue.ts";
 import type { Clock } from "../core/clock.ts";
-import type { PhoneScreen, ScreenReading } from "./phone_screen.ts";
+import { describeChanges, parseWindowState, sameScreen, windowChanging } from "./changes.ts";
+import type { ActionTurn, PhoneScreen, ScreenReading } from "./phone_screen.ts";
 import { readDump } from "./ui_dump.ts";
-import { type DumpResult, parseUiTree } from "./ui_tree.ts";
+import { type DumpResult, parseUiTree, type UiElement } from "./ui_tree.ts";
 
-/** How long an action waits for the screen to settle before saying it did not (tool descriptions). */
-export const SETTLE_BUDGET_MS = 3_000;
 /**
- * The least time from the start of one read to the next. uiautomator's own idle wait paces a
- * phone (each dump returns once the screen has been quiet); this keeps a phone that answers at
- * once (an idle-state error) from being asked again in a tight loop.
+ * The most an action's reading of the screen may take before the reply says the screen did not
+ * settle. Sized for a phone, not for the link: each dump first waits until the screen has been
+ * idle for 1 s (up to 10 s, then "could not get idle state"), so a read takes 1-3 s on a calm
+ * screen and 10 s on one that never stops. 15 s lets a first read that cannot be trusted (a window
+ * still drawing) be followed by a second that runs to the phone's own 10 s verdict, which is the
+ * one "did not settle" that means something; past it, only a slow or stuck link is waiting.
+ */
+export const SETTLE_BUDGET_MS = 15_000;
+/**
+ * The least time from the start of one read to the next. A phone's idle wait paces its reads (each
+ * takes a second or more); this keeps a phone that answers at once from being asked in a tight loop.
  */
 export const SETTLE_GAP_MS = 100;
 
-/** One read of the screen: the focused window and keyboard, and the dump as uiautomator gave it. */
+/** One read of the screen: the dump as uiautomator gave it, then the focused window and keyboard. */
 export interface ScreenRead {
   focus: string | undefined;
   focusedApp: string | undefined;
@@ -24,19 +31,72 @@ export interface ScreenRead {
   dump: DumpResult;
 }
 
-/** The focused window, the keyboard and the UI tree, in one adb round trip (screenStateCommand). */
-export async function readScreenState(screen: PhoneScreen): Promise<ScreenRead> {
-  const { dump, text } = await readDump(screen, { windowState: true });
+/** The UI tree, then the focused window and keyboard, in one adb round trip (screenStateCommand). */
+export async function readScreenState(
+  screen: PhoneScreen,
+  signal?: AbortSignal,
+): Promise<ScreenRead> {
+  const { dump, text } = await readDump(screen, { windowState: true, signal });
   return { ...parseWindowState(text), dump };
 }
 
+/** A read as the decision sees it: a tree with the window state, or why there is none. */
+export type SettleRead =
+  | {
+    ok: true;
+    elements: UiElement[];
+    focus: string | undefined;
+    focusedApp: string | undefined;
+    keyboard: boolean | undefined;
+  }
+  | { ok: false; reason: string; idleState: boolean };
+
+/**
+ * What one read means for the action's reply:
+ * - "trust": the dump waited for the screen to be idle and shows a whole, drawn screen;
+ * - "again": it cannot be trusted yet (a window still drawing, no tree): read once more;
+ * - "moving": uiautomator gave the idle-state error, so the screen kept changing for the phone's
+ *   whole wait: it did not settle, and reading again would only wait as long once more;
+ * - "no tree": the dump failed otherwise twice in a row: this screen has no tree to give.
+ */
+export type Verdict = "trust" | "again" | "moving" | "no tree";
+
+/**
+ * Whether `read` can be trusted, given the read just before it (undefined for the first). A tree of
+ * at most one node (the window's root alone, or none) is trusted only when the read before showed
+ * the same; a window still drawing (windowChanging) never is: the budget ends that wait.
+ */
+export function judgeRead(read: SettleRead, previous: SettleRead | undefined): Verdict {
+  if (!read.ok) {
+    if (read.idleState) return "moving";
+    const again = previous !== undefined && !previous.ok && previous.reason === read.reason;
+    return again ? "no tree" : "again";
+  }
+  if (windowChanging(read)) return "again";
+  if (read.elements.length > 1) return "trust";
+  return previous?.ok === true && !windowChanging(previous) && sameScreen(previous, read)
+    ? "trust"
+    : "again";
+}
+
+/** How the reading after an action ended. */
+export type SettleEnd =
+  | "settled"
+  /** uiautomator's idle-state error: the screen kept changing for the phone's whole wait. */
+  | "moving"
+  /** SETTLE_BUDGET_MS passed with no read to trust. */
+  | "budget"
+  /** The dump fails on this screen (no idle-state error): it has no tree to give. */
+  | "no tree";
+
 export interface Settled {
-  /** True when two reads in a row showed the same screen within the budget. */
-  settled: boolean;
-  /** The latest screen read with a tree, if any. */
+  end: SettleEnd;
+  /** The latest read with a tree, if any: what the screen shows (or showed last). */
   reading: ScreenReading | undefined;
-  /** Why no tree was read, or why the last read had none. */
+  /** Why the last read had no tree, when it had none. */
   failure: string | undefined;
+  /** How long the reading took, on the call's clock. */
+  tookMs: number;
 }
 
 /** `work`'s value, or "late" once `ms` have passed; the work itself runs on (adb ends it). */
@@ -51,68 +111,108 @@ export function within<T>(work: Promise<T>, ms: number, clock: Clock): Promise<T
 }
 
 /**
- * Reads the screen until two reads in a row are equal (focus, keyboard, elements), within
- * SETTLE_BUDGET_MS. A dump that says "could not get idle state" is a screen still moving; a dump
- * failing otherwise (no tree on this screen) ends the wait at once. A read that fails outright
- * (the phone is gone) throws its AgentError, for the verb to word (unreadSection).
+ * Reads the screen after an action until a read can be trusted (judgeRead): on a calm screen that
+ * is the first, since the dump itself waited for the screen to be idle. Each read with a tree is
+ * remembered as the phone's last screen. Within SETTLE_BUDGET_MS, at least SETTLE_GAP_MS between
+ * the starts of two reads. The call's cancel, and the budget, stop the read under way (the queue
+ * kills its adb once no other call shares it); a cancel rejects with CANCELLED. A read that fails
+ * outright (the phone is gone) throws its AgentError, for the verb to word (unreadSection).
  */
 export async function settleScreen(
   screen: PhoneScreen,
   call: { clock: Clock; signal: AbortSignal },
 ): Promise<Settled> {
   const { clock, signal } = call;
-  const deadline = clock.now() + SETTLE_BUDGET_MS;
-  let previous: ScreenReading | undefined;
-  let latest: ScreenReading | undefined;
-  let failure: string | undefined;
-  while (!signal.aborted) {
-    const started = clock.now();
-    if (started >= deadline) break;
-    const read = await within(readScreenState(screen), deadline - started, clock);
-    if (read === "late") break;
-    if (read.dump.ok) {
-      const reading = screen.remember({
-        elements: parseUiTree(read.dump.xml),
-        at: clock.now(),
-        focus: read.focus,
-        keyboard: read.keyboard,
+  const started = clock.now();
+  const budget = new AbortController();
+  const stopBudget = clock.setTimer(SETTLE_BUDGET_MS, () => budget.abort());
+  const reads = AbortSignal.any([signal, budget.signal]);
+  let previous: SettleRead | undefined;
+  let reading: ScreenReading | undefined;
+  const ended = (end: SettleEnd): Settled => ({
+    end,
+    reading,
+    failure: previous?.ok === false ? previous.reason : undefined,
+    tookMs: clock.now() - started,
+  });
+  try {
+    for (;;) {
+      const readAt = clock.now();
+      const sent = screen.actions;
+      const raw = await readScreenState(screen, reads).catch((error) => {
+        if (signal.aborted) throw cancelledError();
+        if (budget.signal.aborted) return "late" as const;
+        throw error;
       });
-      latest = reading;
-      failure = undefined;
-      if (previous !== undefined && sameScreen(previous, reading)) {
-        return { settled: true, reading, failure };
+      if (raw === "late") return ended("budget");
+      const read = settleRead(raw);
+      if (read.ok) {
+        reading = screen.remember({ ...read, at: clock.now(), actionsSent: sent });
       }
-      previous = reading;
-    } else {
-      previous = undefined;
-      failure = read.dump.reason;
-      if (!read.dump.idleState) return { settled: false, reading: latest, failure };
+      const verdict = judgeRead(read, previous);
+      previous = read;
+      if (verdict === "trust") return ended("settled");
+      if (verdict !== "again") return ended(verdict);
+      const gap = readAt + SETTLE_GAP_MS - clock.now();
+      if (gap > 0) await clock.sleep(gap, reads).catch(() => {});
+      if (signal.aborted) throw cancelledError();
+      if (budget.signal.aborted) return ended("budget");
     }
-    const gap = Math.min(started + SETTLE_GAP_MS, deadline) - clock.now();
-    if (gap > 0) await clock.sleep(gap, signal).catch(() => {});
+  } finally {
+    stopBudget();
   }
-  return { settled: false, reading: latest, failure };
+}
+
+function settleRead(read: ScreenRead): SettleRead {
+  const { dump, ...window } = read;
+  if (!dump.ok) return { ok: false, reason: dump.reason, idleState: dump.idleState };
+  return { ok: true, elements: parseUiTree(dump.xml), ...window };
 }
 
 const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 /**
- * The [changed] section for an action whose screen before was `before`, from the wait for the
- * screen to settle (settleScreen): what changed, or that it did not settle and what is there now.
+ * Other actions begun on the phone between the screen before `turn` and the reading after it: the
+ * before's read shows the first `sent` actions, the reading at most its `read` ones, and one of
+ * those is this action. Without a before, those begun after this one.
  */
-export function changedSection(before: ScreenReading | undefined, result: Settled): string {
-  const { settled, reading, failure } = result;
+export function othersMeanwhile(turn: ActionTurn, after: ScreenReading): number {
+  const since = turn.before === undefined ? turn.number : turn.before.actions.sent + 1;
+  return Math.max(0, after.actions.read - since);
+}
+
+/**
+ * The [changed] section for the action of `turn`, from its reading (settleScreen): what changed,
+ * or that the screen did not settle and what it showed last; led by a warning when another call
+ * acted on the phone meanwhile, whose changes the section cannot tell from this action's.
+ */
+export function changedSection(turn: ActionTurn, result: Settled): string {
+  const { end, reading, failure } = result;
   const lines: string[] = [];
-  if (!settled) {
+  const others = reading === undefined ? 0 : othersMeanwhile(turn, reading);
+  if (others > 0) {
     lines.push(
-      reading === undefined
-        ? `the screen did not settle within ${seconds(SETTLE_BUDGET_MS)} and gave no UI tree${
-          failure ? ` (uiautomator: "${failure}")` : ""
-        }; look again in a moment`
-        : `the screen did not settle within ${seconds(SETTLE_BUDGET_MS)}; what it shows now:`,
+      `another call acted on this phone meanwhile (${others} action${
+        others === 1 ? "" : "s"
+      }); the changes below may be theirs`,
     );
   }
-  if (reading !== undefined) lines.push(...describeChanges(before, reading));
+  const said = failure ? ` (uiautomator: "${failure}")` : "";
+  if (end === "no tree") {
+    lines.push(
+      reading === undefined
+        ? `the screen gave no UI tree${said}; some screens (games, video, secure or canvas-drawn apps) have none: phone_shot shows them`
+        : `the screen's last reads gave no UI tree${said}; what it showed before:`,
+    );
+  } else if (end !== "settled") {
+    const waited = seconds(end === "budget" ? SETTLE_BUDGET_MS : result.tookMs);
+    lines.push(
+      reading === undefined
+        ? `the screen did not settle within ${waited} and gave no UI tree${said}; look again in a moment`
+        : `the screen did not settle within ${waited}${said}; what it showed last:`,
+    );
+  }
+  if (reading !== undefined) lines.push(...describeChanges(turn.before, reading));
   return ["[changed]", ...lines].join("\n");
 }
 

@@ -1,5 +1,5 @@
 // The one reader of uiautomator's dump: to /dev/tty on adb's own stream, or to a fresh file on a
-// phone that refuses /dev/tty (learned once per phone); alone, or after the focus and keyboard.
+// phone that refuses /dev/tty (learned once per phone); alone, or followed by focus and keyboard.
 
 import { screenStateCommand, uiDumpCommand, uiDumpToTtyCommand } from "../adb/screen_commands.ts";
 import type { PhoneScreen } from "./phone_screen.ts";
@@ -15,8 +15,8 @@ export interface DumpReadOptions {
   /** `--compressed`: only views important for accessibility (an animated screen's retry). */
   compressed?: boolean;
   /**
-   * The focused window and keyboard first, in the same round trip (screenStateCommand), for an
-   * action's [changed] section; the text then holds dumpsys's lines before the dump.
+   * The focused window and keyboard after the dump, in the same round trip (screenStateCommand),
+   * for an action's [changed] section; the text then holds dumpsys's lines after the dump's.
    */
   windowState?: boolean;
   /** The call's cancel: stops the dump under way. */
@@ -61,12 +61,11 @@ async function dumpOnce(screen: PhoneScreen, options: DumpReadOptions): Promise<
 }
 
 /**
- * How much of a /dev/tty dump's answer dumpFinished reads at each end. Its last words end it; its
- * XML starts at the first byte of a plain dump, and after the focused-window and keyboard lines of
- * a screen-state read (a few hundred bytes; more on a phone with several displays, one focus line
- * each). 4 KiB holds those lines many times over and is read at once; a 512 B head could end
- * inside them, and decoding the whole answer (up to the 16 MiB text cap) to find a tag near its
- * start costs megabytes for nothing.
+ * How much of a /dev/tty dump's answer dumpFinished reads at each end. Its XML starts at the first
+ * byte; its last words end it, followed in a screen-state read by the focused-window and keyboard
+ * lines (a few hundred bytes; more on a phone with several displays, one focus line each). 4 KiB
+ * holds those lines many times over and is read at once; decoding the whole answer (up to the
+ * 16 MiB text cap) to find a tag near one end costs megabytes for nothing.
  */
 const END_BYTES = 4096;
 

@@ -4,7 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Located } from "../screen/element_target.ts";
-import type { ScreenReading } from "../screen/phone_screen.ts";
+import type { ActionTurn } from "../screen/phone_screen.ts";
 import type { UiElement } from "../screen/ui_tree.ts";
 import { AdbError } from "../adb/errors.ts";
 import { scanCharacters } from "../core/characters.ts";
@@ -12,7 +12,7 @@ import { AgentError, failureWords } from "../core/errors.ts";
 import { type PhoneDeps, textResult, type ToolCall } from "./call.ts";
 
 /** SETTLE_BUDGET_MS in settle.ts, repeated here so the descriptions need not load it (a test checks). */
-export const SETTLE_BUDGET_S = 3;
+export const SETTLE_BUDGET_S = 15;
 
 /** Waiting for the screen after an action; loaded on the first action that settles. */
 export const loadSettle = (): Promise<typeof import("../screen/settle.ts")> =>
@@ -78,20 +78,27 @@ export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
     `${what}: matched against text, content-desc and resource-id (exact, ignoring case, before substring) on a fresh UI tree`,
   );
 
-/** The screen before the action, when settling; taking it costs no adb call. */
-export async function screenBefore(
+/** An action about to be sent, as the verb hands it to actionResult. */
+export interface Acting extends ActionTurn {
+  /** Whether to read the screen afterwards and add [changed] (the verb's `settle`). */
+  settle: boolean;
+}
+
+/**
+ * Begins the action on the phone's screen record (PhoneScreen.beginAction): call it right before
+ * the verb's first command that acts, once nothing can refuse the call any more, so a refused call
+ * leaves the remembered screen for the next one. Costs no adb call. `found` is the element the
+ * call named: its tree is the "before" when no later screen was remembered.
+ */
+export function beginAction(
   deps: PhoneDeps,
-  settle: boolean,
-): Promise<ScreenReading | undefined> {
-  // With settle false nothing is loaded or read; the remembered screen only stops being current.
-  const screen = deps.screens.of(deps.device);
-  if (!settle) {
-    screen.forget();
-    return undefined;
-  }
-  // Loaded before the action, not between it and the first read of what it changed.
-  await loadSettle();
-  return screen.takeBefore(deps.clock.now());
+  options: { settle: boolean; found?: Located | undefined },
+): Acting {
+  const { settle, found } = options;
+  // Loading starts now, so the read after the action does not wait for it (once per process).
+  if (settle) void loadSettle();
+  const turn = deps.screens.of(deps.device).beginAction(deps.clock.now());
+  return { ...turn, before: turn.before ?? found?.before, settle };
 }
 
 /** What the [changed] section names when the screen cannot be read once the action is done. */
@@ -104,11 +111,10 @@ const READ_AFTER = "read the screen after acting";
 export async function actionResult(
   deps: PhoneDeps,
   call: ToolCall,
-  settle: boolean,
-  before: ScreenReading | undefined,
+  acting: Acting,
   reply: string,
 ): Promise<CallToolResult> {
-  if (!settle) return textResult(reply);
+  if (!acting.settle) return textResult(reply);
   const { settleScreen, changedSection, unreadSection } = await loadSettle();
   let section: string;
   try {
@@ -116,7 +122,7 @@ export async function actionResult(
       clock: deps.clock,
       signal: call.signal,
     });
-    section = changedSection(before, settled);
+    section = changedSection(acting, settled);
   } catch (error) {
     if (!(error instanceof AgentError)) throw error;
     section = unreadSection(failureWords(READ_AFTER, error));

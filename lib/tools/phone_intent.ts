@@ -14,7 +14,7 @@ import { parsePackageList, parseResolvedActivity, readIntentOutcome } from "../a
 import { closestPackages } from "../core/near_names.ts";
 import type { Device } from "../adb/device.ts";
 import { AdbError } from "../adb/errors.ts";
-import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { actionResult, beginAction, SETTLE_SENTENCE, settleField } from "./acting.ts";
 import { type FailureFacts, ToolInputError } from "../core/errors.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
@@ -41,14 +41,14 @@ export const phoneIntent = defineTool({
     const { device } = deps;
     const refusal = intentArgsProblem(args);
     if (refusal) throw new ToolInputError({ what: refusal });
-    const before = await screenBefore(deps, settle);
+    const acting = beginAction(deps, { settle });
     const out = await device.run(intentCommand(args), { ownStatus: true, signal: call.signal });
     const outcome = readIntentOutcome(out.text, out.status);
     if (outcome.kind === "started") {
       const reply = `Started ${startedWhat(args)}.${
         outcome.warning ? ` (am: ${outcome.warning})` : ""
       }`;
-      return await actionResult(deps, call, settle, before, reply);
+      return await actionResult(deps, call, acting, reply);
     }
     throw new AdbError("COMMAND_FAILED", await explainFailure(device, args, outcome));
   },

@@ -6,7 +6,7 @@ import { keyeventCommand } from "../adb/input_commands.ts";
 import { characterName, scanCharacters } from "../core/characters.ts";
 import { runInput } from "../adb/input.ts";
 import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../adb/keys.ts";
-import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { actionResult, beginAction, SETTLE_SENTENCE, settleField } from "./acting.ts";
 import { ToolInputError } from "../core/errors.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
@@ -39,13 +39,13 @@ export const phoneKey = defineTool({
     }
     const resolved = resolveKey(key);
     if ("error" in resolved) throw new ToolInputError({ what: resolved.error });
-    const before = await screenBefore(deps, settle);
+    const acting = beginAction(deps, { settle });
     await runInput(device, keyeventCommand(resolved.code), call.signal);
     // The same words however the key was given: "enter", "66" and 66 all press enter.
     const name = keyName(resolved.code);
     const reply = name === undefined
       ? `Pressed keycode ${resolved.code}.`
       : `Pressed ${name} (keycode ${resolved.code}).`;
-    return await actionResult(deps, call, settle, before, reply);
+    return await actionResult(deps, call, acting, reply);
   },
 });

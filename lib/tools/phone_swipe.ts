@@ -5,7 +5,7 @@ import { z } from "zod";
 import { swipeCommand } from "../adb/input_commands.ts";
 import { runInput } from "../adb/input.ts";
 import { checkOnScreen, coordinate } from "./coordinates.ts";
-import { actionResult, screenBefore, SETTLE_SENTENCE, settleField } from "./acting.ts";
+import { actionResult, beginAction, SETTLE_SENTENCE, settleField } from "./acting.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
 export const phoneSwipe = defineTool({
@@ -30,9 +30,9 @@ export const phoneSwipe = defineTool({
   async handler(deps, { x1, y1, x2, y2, duration_ms, settle }, call) {
     const { device } = deps;
     await checkOnScreen(device, [["the start", x1, y1], ["the end", x2, y2]]);
-    const before = await screenBefore(deps, settle);
+    const acting = beginAction(deps, { settle });
     await runInput(device, swipeCommand(x1, y1, x2, y2, duration_ms), call.signal);
     const reply = `Swiped (${x1}, ${y1}) → (${x2}, ${y2}) over ${duration_ms} ms.`;
-    return await actionResult(deps, call, settle, before, reply);
+    return await actionResult(deps, call, acting, reply);
   },
 });

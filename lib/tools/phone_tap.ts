@@ -6,9 +6,9 @@ import { longPressCommand, multiTapCommand, tapCommand } from "../adb/input_comm
 import { runInput } from "../adb/input.ts";
 import {
   actionResult,
+  beginAction,
   elementField,
   locate,
-  screenBefore,
   SETTLE_SENTENCE,
   settleField,
 } from "./acting.ts";
@@ -64,22 +64,16 @@ export const phoneTap = defineTool({
           "give either x and y (device pixels) or element (a name on screen), not both and not neither",
       });
     }
-    let before = element === undefined ? await screenBefore(deps, settle) : undefined;
-    let named = "";
-    let x = givenX ?? 0;
-    let y = givenY ?? 0;
-    if (element !== undefined) {
-      const found = await locate(deps, { name: element });
-      ({ x, y } = found.element.center);
-      before = found.before;
-      named = ` ${found.described}:`;
-    }
+    const found = element === undefined ? undefined : await locate(deps, { name: element });
+    const { x, y } = found?.element.center ?? { x: givenX ?? 0, y: givenY ?? 0 };
+    const named = found === undefined ? "" : ` ${found.described}:`;
     await checkOnScreen(device, [["the point", x, y]]);
     const command = hold_ms !== undefined
       ? longPressCommand(x, y, hold_ms)
       : count > 1
       ? multiTapCommand(x, y, count)
       : tapCommand(x, y);
+    const acting = beginAction(deps, { settle, found });
     await runInput(device, command, call.signal);
     const reply = hold_ms !== undefined
       ? `Long-pressed${named} (${x}, ${y}) for ${hold_ms} ms.`
@@ -88,6 +82,6 @@ export const phoneTap = defineTool({
       : count === 3
       ? `Triple-tapped${named} (${x}, ${y}).`
       : `Tapped${named} (${x}, ${y}).`;
-    return await actionResult(deps, call, settle, before, reply);
+    return await actionResult(deps, call, acting, reply);
   },
 });

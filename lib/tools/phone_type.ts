@@ -14,11 +14,12 @@ import {
 import { runInput } from "../adb/input.ts";
 import { tapCommand } from "../adb/input_commands.ts";
 import {
+  type Acting,
   actionResult,
   asStep,
+  beginAction,
   elementField,
   locate,
-  screenBefore,
   SETTLE_SENTENCE,
   settleField,
 } from "./acting.ts";
@@ -49,29 +50,34 @@ export const phoneType = defineTool({
     const refusal = typedTextProblem(text);
     // "type", not the verb's "type text": the refusal is of the text itself.
     if (refusal) throw new ToolInputError(`Cannot type: ${refusal}`);
-    let before = element === undefined ? await screenBefore(deps, settle) : undefined;
     let into = "";
+    let acting: Acting | undefined;
     if (element !== undefined) {
       const found = await locate(deps, {
         name: element,
         prefer: (e) => e.className.endsWith("EditText"),
       });
-      before = found.before;
       into = `Tapped ${found.described}, then: `;
       const { x, y } = found.element.center;
+      acting = beginAction(deps, { settle, found });
       await asStep("tap the field", () => runInput(device, tapCommand(x, y), call.signal));
     }
+    acting ??= beginAction(deps, { settle });
     const other = scanCharacters(text).beyondAscii;
     if (other === undefined) {
       await runInput(device, typeTextCommand(text), call.signal);
       const reply = `Typed ${text.length} character${text.length === 1 ? "" : "s"}.`;
-      return await actionResult(deps, call, settle, before, `${into}${reply}`);
+      return await actionResult(deps, call, acting, `${into}${reply}`);
     }
     const typed = await typeWithAdbKeyboard(device, text);
-    if ("absent" in typed) throw new ToolInputError(noKeyboardMessage(other));
+    if ("absent" in typed) {
+      // Refused with nothing sent: the screen before stays the phone's last.
+      deps.screens.of(device).sentNothing(acting);
+      throw new ToolInputError(noKeyboardMessage(other));
+    }
     const said = keyboardWords(typed);
     if ("failed" in said) return errorResult(said.failed);
-    return await actionResult(deps, call, settle, before, `${into}${said.reply}`);
+    return await actionResult(deps, call, acting, `${into}${said.reply}`);
   },
 });
 

@@ -118,6 +118,7 @@ const reading = (tree: string, more: Partial<ScreenReading> = {}): ScreenReading
   focus: undefined,
   keyboard: undefined,
   at: 0,
+  actions: { sent: 0, read: 0 },
   ...more,
 });
 

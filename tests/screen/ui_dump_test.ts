@@ -50,11 +50,11 @@ Deno.test({
     assert.equal(screen.dumpsToTty, false);
     const state = await readDump(screen, { windowState: true });
     assert.ok(state.dump.ok);
-    assert.deepEqual(adb.calls.map((c) => c.split(" ").slice(2, 4).join(" ")), [
-      "exec-out uiautomator",
-      "shell uiautomator",
-      "shell dumpsys",
-    ]);
+    assert.deepEqual(
+      adb.calls.map((c) => [c.split(" ").slice(2, 4).join(" "), c.includes("dumpsys window")]),
+      [["exec-out uiautomator", false], ["shell uiautomator", false], ["shell uiautomator", true]],
+    );
+    assert.match(adb.calls[2]!, /uiautomator dump '\/data\/local\/tmp\/phone-eye-/);
 
     // Another phone of the same server has learned nothing.
     const other = createDevice({ run: adb.run, serial: "R58M", timeoutMs: 1000 });
@@ -69,13 +69,63 @@ Deno.test({
     const device = createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 });
     const screen = createScreens().of(device);
     const seen = screen.remember({ elements: [], at: 1_000 });
-    assert.deepEqual(seen, { elements: [], focus: undefined, keyboard: undefined, at: 1_000 });
-    assert.equal(screen.takeBefore(1_000 + BEFORE_MAX_AGE_MS), seen);
-    assert.equal(screen.takeBefore(1_000), undefined, "taken, not copied");
+    assert.deepEqual(seen, {
+      elements: [],
+      focus: undefined,
+      keyboard: undefined,
+      at: 1_000,
+      actions: { sent: 0, read: 0 },
+    });
+    assert.equal(screen.beginAction(1_000 + BEFORE_MAX_AGE_MS).before, seen);
+    assert.equal(screen.beginAction(1_000).before, undefined, "taken, not copied");
     screen.remember({ elements: [], at: 1_000, focus: "a/.B", keyboard: true });
-    assert.equal(screen.takeBefore(1_001 + BEFORE_MAX_AGE_MS), undefined, "too old");
+    assert.equal(screen.beginAction(1_001 + BEFORE_MAX_AGE_MS).before, undefined, "too old");
     screen.remember({ elements: [], at: 5_000 });
-    screen.forget();
-    assert.equal(screen.takeBefore(5_000), undefined);
+    screen.beginAction(5_000); // an action with settle: false takes it all the same
+    assert.equal(screen.beginAction(5_000).before, undefined);
+  },
+});
+
+Deno.test({
+  name:
+    "each action on a phone is counted, and a read says how many had begun when it was sent and when it came back",
+  permissions: "none",
+  fn() {
+    const device = createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 });
+    const screens = createScreens();
+    const screen = screens.of(device);
+    assert.equal(screen.actions, 0);
+    const first = screen.beginAction(0);
+    assert.deepEqual(first, { before: undefined, number: 1 });
+    const sent = screen.actions;
+    screen.beginAction(0); // another call's action lands while the read is on its way
+    const read = screen.remember({ elements: [], at: 10, actionsSent: sent });
+    assert.deepEqual(read.actions, { sent: 1, read: 2 });
+    assert.deepEqual(screen.beginAction(10), { before: read, number: 3 });
+    // Another phone of the same server counts its own.
+    const other = createDevice({ run: fakeAdb().run, serial: "R58M", timeoutMs: 1000 });
+    assert.equal(screens.of(other).actions, 0);
+  },
+});
+
+Deno.test({
+  name:
+    "an action that sent nothing after all puts its screen back, unless another action began or a read came since",
+  permissions: "none",
+  fn() {
+    const device = createDevice({ run: fakeAdb().run, serial: undefined, timeoutMs: 1000 });
+    const screen = createScreens().of(device);
+    const seen = screen.remember({ elements: [], at: 0 });
+    const refused = screen.beginAction(0);
+    screen.sentNothing(refused);
+    const again = screen.beginAction(0);
+    assert.deepEqual(again.before?.elements, seen.elements);
+    assert.deepEqual(again.before?.actions, { sent: 1, read: 1 }, "as if read after the refusal");
+
+    screen.remember({ elements: [], at: 0 });
+    const mine = screen.beginAction(0);
+    screen.beginAction(0);
+    screen.sentNothing(mine);
+    assert.equal(screen.beginAction(0).before, undefined, "another action began since");
   },
 });
