@@ -15,6 +15,8 @@ export interface ElementTarget {
   name: string;
   /** Breaks a tie between several matches (findElement). */
   prefer?: ((e: UiElement) => boolean) | undefined;
+  /** The call's cancel: stops the read of the tree. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The element found, described as a refusal would list it, and the tree it was found on. */
@@ -34,8 +36,8 @@ export async function locateElement(
   screen: PhoneScreen,
   target: ElementTarget,
 ): Promise<Located> {
-  const { clock, name, prefer } = target;
-  const elements = await readUiTree(screen, clock);
+  const { clock, name, prefer, signal } = target;
+  const elements = await readUiTree(screen, clock, signal);
   const before = screen.remember({ elements, at: clock.now() });
   const found = findElement(elements, name, prefer);
   if (found.kind !== "one") throw new ToolInputError({ what: notFoundWhat(name, found) });

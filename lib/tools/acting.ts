@@ -42,11 +42,12 @@ export async function asStep<T>(step: string, work: () => Promise<T>): Promise<T
 
 /**
  * The element an acting verb names (lib/screen/element_target.ts). A miss is the verb's own
- * refusal ("Cannot tap: …"); a failure to read the screen names the step that met it.
+ * refusal ("Cannot tap: …"); a failure to read the screen names the step that met it. `signal`
+ * (the call's cancel) stops the read.
  */
 export async function locate(
   deps: PhoneDeps,
-  target: { name: string; prefer?: (e: UiElement) => boolean },
+  target: { name: string; prefer?: (e: UiElement) => boolean; signal: AbortSignal },
 ): Promise<Located> {
   const { locateElement } = await loadElementTarget();
   return await asStep(
@@ -99,27 +100,33 @@ const READ_AFTER = "read the screen after acting";
 
 /**
  * The verb's reply, followed by the [changed] section when settling. A failure to read the screen
- * then is said in the section: the action itself has happened.
+ * then is said in the section: the action itself has happened. A reply that depends on what the
+ * screen shows afterwards (phone_type: whether a field had focus) is a function of the last
+ * reading, undefined when there is none.
  */
 export async function actionResult(
   deps: PhoneDeps,
   call: ToolCall,
   settle: boolean,
   before: ScreenReading | undefined,
-  reply: string,
+  reply: string | ((after: ScreenReading | undefined) => string),
 ): Promise<CallToolResult> {
-  if (!settle) return textResult(reply);
+  const words = (after: ScreenReading | undefined) =>
+    typeof reply === "string" ? reply : reply(after);
+  if (!settle) return textResult(words(undefined));
   const { settleScreen, changedSection, unreadSection } = await loadSettle();
   let section: string;
+  let after: ScreenReading | undefined;
   try {
     const settled = await settleScreen(deps.screens.of(deps.device), {
       clock: deps.clock,
       signal: call.signal,
     });
     section = changedSection(before, settled);
+    after = settled.reading;
   } catch (error) {
     if (!(error instanceof AgentError)) throw error;
     section = unreadSection(failureWords(READ_AFTER, error));
   }
-  return textResult(`${reply}\n\n${section}`);
+  return textResult(`${words(after)}\n\n${section}`);
 }

@@ -69,7 +69,7 @@ export const phoneTap = defineTool({
     let x = givenX ?? 0;
     let y = givenY ?? 0;
     if (element !== undefined) {
-      const found = await locate(deps, { name: element });
+      const found = await locate(deps, { name: element, signal: call.signal });
       ({ x, y } = found.element.center);
       before = found.before;
       named = ` ${found.described}:`;

@@ -12,10 +12,12 @@ import {
   typeWithAdbKeyboard,
 } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
-import { tapCommand } from "../adb/input_commands.ts";
+import { tapThen } from "../adb/input_commands.ts";
+import type { Located } from "../screen/element_target.ts";
+import type { ScreenReading } from "../screen/phone_screen.ts";
+import { focusedTextField, isTextField, nearestTextFields } from "../screen/text_fields.ts";
 import {
   actionResult,
-  asStep,
   elementField,
   locate,
   screenBefore,
@@ -50,30 +52,81 @@ export const phoneType = defineTool({
     // "type", not the verb's "type text": the refusal is of the text itself.
     if (refusal) throw new ToolInputError(`Cannot type: ${refusal}`);
     let before = element === undefined ? await screenBefore(deps, settle) : undefined;
-    let into = "";
+    let field: Located | undefined;
     if (element !== undefined) {
-      const found = await locate(deps, {
-        name: element,
-        prefer: (e) => e.className.endsWith("EditText"),
-      });
-      before = found.before;
-      into = `Tapped ${found.described}, then: `;
-      const { x, y } = found.element.center;
-      await asStep("tap the field", () => runInput(device, tapCommand(x, y), call.signal));
+      field = await locate(deps, { name: element, prefer: isTextField, signal: call.signal });
+      before = field.before;
+      if (!isTextField(field.element)) {
+        // Nothing was done: the tree read stays the phone's last seen screen.
+        deps.screens.of(device).remember(field.before);
+        throw new ToolInputError({ what: await notTextField(element, field) });
+      }
     }
+    // The tap on the field and the typing go to the phone as one command (tapThen).
+    const tapFirst = field?.element.center;
+    const into = field === undefined ? "" : `Tapped ${field.described}, then: `;
     const other = scanCharacters(text).beyondAscii;
     if (other === undefined) {
-      await runInput(device, typeTextCommand(text), call.signal);
-      const reply = `Typed ${text.length} character${text.length === 1 ? "" : "s"}.`;
-      return await actionResult(deps, call, settle, before, `${into}${reply}`);
+      const typing = typeTextCommand(text);
+      const command = tapFirst === undefined ? typing : tapThen(tapFirst.x, tapFirst.y, typing);
+      await runInput(device, command, call.signal);
+      const typed = `Typed ${text.length} character${text.length === 1 ? "" : "s"}`;
+      return await actionResult(
+        deps,
+        call,
+        settle,
+        before,
+        (after) => `${into}${typed}${nowhere(after)}`,
+      );
     }
-    const typed = await typeWithAdbKeyboard(device, text);
-    if ("absent" in typed) throw new ToolInputError(noKeyboardMessage(other));
+    const typed = await typeWithAdbKeyboard(device, text, { tapFirst });
+    if ("absent" in typed) {
+      // Nothing was tapped or typed: the screen read before is still the phone's last.
+      if (before !== undefined) deps.screens.of(device).remember(before);
+      throw new ToolInputError(noKeyboardMessage(other));
+    }
     const said = keyboardWords(typed);
     if ("failed" in said) return errorResult(said.failed);
-    return await actionResult(deps, call, settle, before, `${into}${said.reply}`);
+    return await actionResult(deps, call, settle, before, (after) => `${into}${said.reply(after)}`);
   },
 });
+
+/**
+ * What follows "Typed N characters": "." or, when the screen after typing shows no text field with
+ * focus and no keyboard, that the text may have gone nowhere. `input text` sends key events to the
+ * focused window, and with no field focused they are dropped without an error. Said in the first
+ * sentence, which is what an agent reads. No reading after the action: nothing is claimed.
+ */
+function nowhere(after: ScreenReading | undefined): string {
+  if (after === undefined || after.keyboard === true) return ".";
+  if (focusedTextField(after.elements) !== undefined) return ".";
+  return `, but no text field has focus${
+    after.keyboard === false ? " and the keyboard is down" : ""
+  }, so the text may have gone nowhere. Tap the field (or give element) and type again if it is missing.`;
+}
+
+/** How many text fields a refusal of a non-field element lists. */
+const FIELDS_SHOWN = 5;
+
+/**
+ * Why the element named is no place to type, with the text fields nearest it. The tree's modules
+ * are loaded already (the element was found with them), not at start-up.
+ */
+async function notTextField(name: string, field: Located): Promise<string> {
+  const { describeCandidate } = await import("../screen/find_element.ts");
+  const { element } = field;
+  const fields = nearestTextFields(field.before.elements, element.center, FIELDS_SHOWN);
+  const head = `"${name}" names ${
+    describeCandidate(element)
+  }, which is not a text field, so nothing was tapped or typed`;
+  if (fields.length === 0) {
+    return `${head}; the screen has no text field. Open the screen that has the field, or tap the field yourself and call phone_type without element`;
+  }
+  return [
+    `${head}. Give element as one of the text fields nearest it (by its resource-id, text or content-desc), or omit element to type into the focused field:`,
+    ...fields.map((f) => `- ${describeCandidate(f)}`),
+  ].join("\n");
+}
 
 /** The refusal when the phone has no ADB Keyboard: what cannot be typed and how to install it. */
 function noKeyboardMessage(char: string): string {
@@ -88,25 +141,29 @@ function noKeyboardMessage(char: string): string {
  * with no error flag, learns something is wrong). A typing failure alone is thrown as it is, for
  * the server to word like any other.
  */
-function keyboardWords(done: KeyboardTyping): { reply: string } | { failed: string } {
+function keyboardWords(
+  done: KeyboardTyping,
+): { reply: (after: ScreenReading | undefined) => string } | { failed: string } {
   const { typing, restored } = done;
   if (!typing.ok) {
     if (restored === null || restored.ok) throw typing.error;
     return { failed: `${errorWords(ACTION, typing.error)}. Also: ${restoreWords(restored)}` };
   }
   const chars = `${done.count} character${done.count === 1 ? "" : "s"}`;
-  const line = typing.listening
-    ? `Typed ${chars} through ADB Keyboard.`
-    : `Sent ${chars} to ADB Keyboard, but it had not started listening after ${
-      READY_POLLS / 10
-    } s, so they may not have arrived: it listens only while its keyboard is up, i.e. while a text field has focus. Look at the field; if the text is missing, tap the field and call phone_type again.`;
+  const notListening = `Sent ${chars} to ADB Keyboard, but it had not started listening after ${
+    READY_POLLS / 10
+  } s, so they may not have arrived: it listens only while its keyboard is up, i.e. while a text field has focus. Look at the field; if the text is missing, tap the field and call phone_type again.`;
+  const line = (after: ScreenReading | undefined) =>
+    !typing.listening ? notListening : `Typed ${chars} through ADB Keyboard${nowhere(after)}`;
   if (restored === null) return { reply: line };
   if (!restored.ok) {
     return {
-      failed: `Failed to put the keyboard back after typing: ${restoreWords(restored)}. ${line}`,
+      failed: `Failed to put the keyboard back after typing: ${restoreWords(restored)}. ${
+        line(undefined)
+      }`,
     };
   }
-  return { reply: `${line} ${restoreWords(restored)}` };
+  return { reply: (after) => `${line(after)} ${restoreWords(restored)}` };
 }
 
 /** How the previous keyboard was put back, or why not, with the command to run by hand. */
