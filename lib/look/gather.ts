@@ -39,11 +39,16 @@ export interface Seen {
   saved: string | undefined;
 }
 
-/** Step 1's result: both channels' outcomes. */
+/** Step 1's result: both channels' outcomes, and the phone's own size when it could be read. */
 export interface LookOutcomes {
   vision: Outcome<Seen>;
   /** Every element of the dump. */
   tree: Outcome<UiElement[]>;
+  /**
+   * `wm size` (cached per phone by its Device), in the phone's natural orientation: the screen's
+   * size when no screenshot says it. Undefined when it could not be read within the look.
+   */
+  screenSize?: Size | undefined;
 }
 
 /** A channel's failure: ours carry their facts; anything else is kept as its text. */
@@ -220,8 +225,11 @@ export async function gatherLook(
           note: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
         },
       });
-    const [vision, elements] = await Promise.all([seen, tree]);
-    return { vision, tree: elements };
+    // The tree's root spans only the app's window (1080×2280 under one bar, 1080×2400 under
+    // none), so the size a look reports comes from the phone, once per phone.
+    const size = settleWithin(deps.device.screenSize(cut.signal), cut.signal, () => cancelled);
+    const [vision, elements, screenSize] = await Promise.all([seen, tree, size]);
+    return { vision, tree: elements, screenSize: screenSize.ok ? screenSize.value : undefined };
   } finally {
     stopBudget();
     call.signal.removeEventListener("abort", cancel);
