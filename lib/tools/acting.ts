@@ -56,13 +56,16 @@ export async function locate(
   );
 }
 
+/** What settling and [changed] are is said once, in the server's instructions (lib/mcp/server.ts). */
 export const settleField = z.boolean().default(true).describe(
-  `true (default): after acting, wait up to ${SETTLE_BUDGET_S} s for the screen to settle and add a [changed] section (app before → after, keyboard, elements that appeared + or disappeared -); false: answer at once, with no extra adb call`,
+  "false: answer at once, with no [changed]",
 );
 
-/** The sentence each acting verb's description ends with. */
-export const SETTLE_SENTENCE =
-  `The reply ends with [changed]: what the action did once the screen settled (up to ${SETTLE_BUDGET_S} s): the app before → after, the keyboard, elements that appeared (+) or disappeared (-), or "no visible change"; so you rarely need to look again. settle: false skips that wait.`;
+/**
+ * The sentence each acting verb's description ends with. Short: the server's instructions say
+ * what [changed] holds, once for every verb, and tools/list stays small (tests/tools/tool_list_test.ts).
+ */
+export const SETTLE_SENTENCE = "The reply ends with [changed]: what the action did on screen.";
 
 /**
  * A name to find on screen: text, content-desc or resource-id. A control character has no place
@@ -74,10 +77,9 @@ export const elementName = (): z.ZodString =>
     "the name contains a control character; give it as the screen shows it",
   );
 
+/** An `element` argument; how a name is matched is said once, in the server's instructions. */
 export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
-  elementName().optional().describe(
-    `${what}: matched against text, content-desc and resource-id (exact, ignoring case, before substring) on a fresh UI tree`,
-  );
+  elementName().optional().describe(what);
 
 /** The screen before the action, when settling; taking it costs no adb call. */
 export async function screenBefore(

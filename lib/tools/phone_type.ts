@@ -34,14 +34,12 @@ export const phoneType = defineTool({
   name: "phone_type",
   title: "Type text",
   description:
-    'Type text into the focused text field on the Android phone, as on its keyboard: tap the field first, or give element (its text, content-desc or resource-id, e.g. "note_text") and phone-eye taps it for you. Any language and emoji when the phone has ADB Keyboard installed (phone-eye selects it for the call and puts the current keyboard back); otherwise printable ASCII only (adb\'s "input text" limit). For a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press. ' +
+    'Type text into the focused text field on the Android phone, as on its keyboard, or into the text field named by element ("note_text"), tapped first in the same command (any other element is refused). Any language and emoji when ADB Keyboard is installed; otherwise printable ASCII. New line or submit: phone_key "enter"; clear: phone_key "delete". ' +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     device: deviceArg(),
-    text: z.string().min(1).max(2000).describe(
-      "the text to type (no newlines or other control characters)",
-    ),
-    element: elementField("the field to tap before typing; omit to type into the focused field"),
+    text: z.string().min(1).max(2000).describe("no newlines or other control characters"),
+    element: elementField("the text field to type into; omit for the focused one"),
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
