@@ -12,9 +12,10 @@ export const tapCommand = (x: number, y: number): DeviceCommand =>
 /**
  * A tap, then `next` (a text command) once the tap succeeded, as one device command: phone_type's
  * tap on its field and its typing are one turn in the phone's queue and one round trip, so no
- * other call's command can run between them and move the focus elsewhere. `input tap` waits until
- * the app has handled the touch (it injects with INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH), so the
- * field has focus by the time `next` starts.
+ * other call's command can run between them and move the focus elsewhere. `input tap` returns
+ * once the app has handled the touch (InputShellCommand injects it with
+ * INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH, at the commit longPressCommand links below), so the
+ * field has focus when `next` starts.
  */
 export function tapThen(x: number, y: number, next: DeviceCommand): DeviceCommand {
   if (next.service !== "shell") throw new RangeError("tapThen runs a text command after the tap");

@@ -225,16 +225,27 @@ export async function gatherLook(
           note: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
         },
       });
-    // The tree's root spans only the app's window (1080×2280 under one bar, 1080×2400 under
-    // none), so the size a look reports comes from the phone, once per phone.
-    const size = settleWithin(deps.device.screenSize(cut.signal), cut.signal, () => cancelled);
-    const [vision, elements, screenSize] = await Promise.all([seen, tree, size]);
-    return { vision, tree: elements, screenSize: screenSize.ok ? screenSize.value : undefined };
+    // Without a screenshot the size is the phone's, read beside the tree; with one, only once
+    // the screenshot has failed, so a look still holds two calls of the phone's queue at most.
+    const sizing = unavailable === undefined ? undefined : phoneSize(deps, cut.signal);
+    const [vision, elements] = await Promise.all([seen, tree]);
+    const screenSize = vision.ok ? await sizing : await (sizing ?? phoneSize(deps, cut.signal));
+    return { vision, tree: elements, screenSize };
   } finally {
     stopBudget();
     call.signal.removeEventListener("abort", cancel);
     await progress.stop();
   }
+}
+
+/**
+ * The phone's own screen size (Device.screenSize: `wm size`, read once per phone), or undefined
+ * when it cannot be read before `cut`. The tree's root spans only the app's window (1080×2280
+ * under a status bar, 1080×2400 under none), so it is no measure of the screen.
+ */
+async function phoneSize({ device }: LookDeps, cut: AbortSignal): Promise<Size | undefined> {
+  const read = await settleWithin(device.screenSize(cut), cut, () => ({ kind: "cancelled" }));
+  return read.ok ? read.value : undefined;
 }
 
 /**
