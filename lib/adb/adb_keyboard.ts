@@ -19,6 +19,7 @@ import {
   syntax,
 } from "./commands.ts";
 import type { Device } from "./device.ts";
+import { tapThen } from "./input_commands.ts";
 import { AdbError } from "./errors.ts";
 import { excerpt } from "../core/text.ts";
 
@@ -92,9 +93,26 @@ export function parseImeState(text: string): ImeState | null {
  * device: if a build printed it otherwise, the wait runs out and the text is sent anyway, with
  * the result saying delivery could not be confirmed.
  *
- * When `ime set` refuses (it exits 0, the refusal only on stderr), nothing is broadcast.
+ * When `ime set` refuses (it exits 0, the refusal only on stderr), nothing is broadcast. With
+ * `tapFirst`, the field there is tapped first, in the same command (tapThen).
  */
 export function typeWithKeyboardCommand(
+  text: string,
+  options: { enable: boolean; select: boolean; tapFirst?: Point | undefined },
+): DeviceCommand {
+  const { tapFirst, ...rest } = options;
+  const typing = keyboardScript(text, rest);
+  return tapFirst === undefined ? typing : tapThen(tapFirst.x, tapFirst.y, typing);
+}
+
+/** A point on the screen, in device pixels. */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** typeWithKeyboardCommand's script, without a tap before it. */
+function keyboardScript(
   text: string,
   options: { enable: boolean; select: boolean },
 ): DeviceCommand {
@@ -195,6 +213,8 @@ export interface KeyboardTyping {
 /**
  * Types `text` through ADB Keyboard: reads the input-method state, selects the keyboard, types,
  * and in every case (a refusal, a timeout, a dropped link) puts the previous input method back.
+ * With `tapFirst`, the field there is tapped in the typing's own command (tapThen), so nothing is
+ * tapped on a phone without the keyboard.
  * Returns what happened, both steps as data, or `absent` when the phone has no ADB Keyboard
  * (nothing was changed then); throws AdbError only when the state could not be read, before
  * anything was changed.
@@ -202,6 +222,7 @@ export interface KeyboardTyping {
 export async function typeWithAdbKeyboard(
   device: Device,
   text: string,
+  options: { tapFirst?: Point | undefined } = {},
 ): Promise<KeyboardTyping | { absent: true }> {
   const stateOut = await device.run(imeStateCommand());
   const state = parseImeState(stateOut.text);
@@ -218,7 +239,8 @@ export async function typeWithAdbKeyboard(
   const enable = !state.enabled;
   let typing: KeyboardTyping["typing"];
   try {
-    const out = await device.run(typeWithKeyboardCommand(text, { enable, select }));
+    const command = typeWithKeyboardCommand(text, { enable, select, tapFirst: options.tapFirst });
+    const out = await device.run(command);
     typing = { ok: true, listening: readTypingAnswer(out.text) };
   } catch (error) {
     typing = { ok: false, error };

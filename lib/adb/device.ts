@@ -43,8 +43,11 @@ export interface RunOptions {
 export interface Device {
   readonly serial: string | undefined;
   run(command: DeviceCommand, options?: RunOptions): Promise<DeviceOutput>;
-  /** The screen size input coordinates live in (`wm size`, override first); cached per server. */
-  screenSize(): Promise<Size>;
+  /**
+   * The screen size input coordinates live in (`wm size`, override first); cached per server.
+   * `signal` (a caller's cancel or budget) stops the read while it is not yet cached.
+   */
+  screenSize(signal?: AbortSignal): Promise<Size>;
   /** Asks adb whether the link to this phone held (`adb get-state`, within the host bound). */
   linkHealth(): Promise<LinkHealth>;
 }
@@ -104,10 +107,10 @@ export function createDevice(options: DeviceOptions): Device {
     }
     : runQueued;
 
-  async function screenSize(): Promise<Size> {
+  async function screenSize(signal?: AbortSignal): Promise<Size> {
     if (link.attachesFirst) await link.ready();
     if (size) return size;
-    const out = await runQueued(wmSizeCommand());
+    const out = await runQueued(wmSizeCommand(), { signal });
     const parsed = parseWmSize(out.text);
     if (!parsed) {
       throw new AdbError("COMMAND_FAILED", {

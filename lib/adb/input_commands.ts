@@ -4,10 +4,24 @@
 // Android's shell tools are cited at the frameworks/base commits linked.
 
 import { characterName, scanCharacters } from "../core/characters.ts";
-import { type Arg, type DeviceCommand, quoted, shellCommand, syntax } from "./commands.ts";
+import { type Arg, type DeviceCommand, quoted, SCRIPT, shellCommand, syntax } from "./commands.ts";
 
 export const tapCommand = (x: number, y: number): DeviceCommand =>
   shellCommand("input", ["tap", x, y]);
+
+/**
+ * A tap, then `next` (a text command) once the tap succeeded, as one device command: phone_type's
+ * tap on its field and its typing are one turn in the phone's queue and one round trip, so no
+ * other call's command can run between them and move the focus elsewhere. `input tap` returns
+ * once the app has handled the touch (InputShellCommand injects it with
+ * INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH, at the commit longPressCommand links below), so the
+ * field has focus when `next` starts.
+ */
+export function tapThen(x: number, y: number, next: DeviceCommand): DeviceCommand {
+  if (next.service !== "shell") throw new RangeError("tapThen runs a text command after the tap");
+  const steps = next.program === SCRIPT ? next.args : [next.program, ...next.args];
+  return shellCommand("input", ["tap", x, y, syntax(" && { "), ...steps, syntax("; }")]);
+}
 
 /** The pause between the taps of a double (or triple) tap, in the phone's shell. */
 export const MULTI_TAP_PAUSE_MS = 50;

@@ -18,7 +18,7 @@ export interface Look {
 /** ui_tree.ts keeps 80 graphemes, but one grapheme can hold any number of combining marks. */
 export const LABEL_SHOWN_MAX = 100;
 
-/** The screen's extent from the tree's root nodes, for when no screenshot was taken. */
+/** The screen's extent from the tree's root nodes, for when neither a screenshot nor `wm size` came. */
 function treeExtent(elements: UiElement[]): Size | undefined {
   const roots = elements.filter((e) => e.depth === 0 && e.bounds.x2 > 0 && e.bounds.y2 > 0);
   if (roots.length === 0) return undefined;
@@ -32,9 +32,26 @@ function shownLabel(e: UiElement): UiElement {
   return e.label.length > LABEL_SHOWN_MAX ? { ...e, label: truncate(e.label, LABEL_SHOWN_MAX) } : e;
 }
 
+/**
+ * The screen's size when only the tree came: the phone's own (`wm size`), turned to the
+ * orientation the tree is drawn in, since `wm size` gives the natural one and the tree the current
+ * rotation; else the tree's extent. With neither channel there is no screen to name.
+ */
+function screenOfTree(natural: Size | undefined, elements: UiElement[]): Size | undefined {
+  const extent = treeExtent(elements);
+  if (natural === undefined) return extent;
+  if (extent === undefined || extent.width === extent.height) return natural;
+  const turned = (extent.width > extent.height) !== (natural.width > natural.height);
+  return turned ? { width: natural.height, height: natural.width } : natural;
+}
+
 /** Step 2 (pure): places both channels on one screen, summarises the tree, snaps the answer's points. */
-export function fuseLook({ vision, tree }: LookOutcomes): Look {
-  const screen = vision.ok ? vision.value.screen : tree.ok ? treeExtent(tree.value) : undefined;
+export function fuseLook({ vision, tree, screenSize }: LookOutcomes): Look {
+  const screen = vision.ok
+    ? vision.value.screen
+    : tree.ok
+    ? screenOfTree(screenSize, tree.value)
+    : undefined;
   const elements = tree.ok ? tree.value.map(shownLabel) : [];
   // Snap against every useful element, not only the SUMMARY_MAX the summary shows.
   const snaps = vision.ok && tree.ok && screen

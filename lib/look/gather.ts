@@ -39,11 +39,16 @@ export interface Seen {
   saved: string | undefined;
 }
 
-/** Step 1's result: both channels' outcomes. */
+/** Step 1's result: both channels' outcomes, and the phone's own size when it could be read. */
 export interface LookOutcomes {
   vision: Outcome<Seen>;
   /** Every element of the dump. */
   tree: Outcome<UiElement[]>;
+  /**
+   * `wm size` (cached per phone by its Device), in the phone's natural orientation: the screen's
+   * size when no screenshot says it. Undefined when it could not be read within the look.
+   */
+  screenSize?: Size | undefined;
 }
 
 /** A channel's failure: ours carry their facts; anything else is kept as its text. */
@@ -220,13 +225,27 @@ export async function gatherLook(
           note: call.session.firstTime("vision unavailable") ? unavailable.note : unavailable.brief,
         },
       });
+    // Without a screenshot the size is the phone's, read beside the tree; with one, only once
+    // the screenshot has failed, so a look still holds two calls of the phone's queue at most.
+    const sizing = unavailable === undefined ? undefined : phoneSize(deps, cut.signal);
     const [vision, elements] = await Promise.all([seen, tree]);
-    return { vision, tree: elements };
+    const screenSize = vision.ok ? await sizing : await (sizing ?? phoneSize(deps, cut.signal));
+    return { vision, tree: elements, screenSize };
   } finally {
     stopBudget();
     call.signal.removeEventListener("abort", cancel);
     await progress.stop();
   }
+}
+
+/**
+ * The phone's own screen size (Device.screenSize: `wm size`, read once per phone), or undefined
+ * when it cannot be read before `cut`. The tree's root spans only the app's window (1080×2280
+ * under a status bar, 1080×2400 under none), so it is no measure of the screen.
+ */
+async function phoneSize({ device }: LookDeps, cut: AbortSignal): Promise<Size | undefined> {
+  const read = await settleWithin(device.screenSize(cut), cut, () => ({ kind: "cancelled" }));
+  return read.ok ? read.value : undefined;
 }
 
 /**

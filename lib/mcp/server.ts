@@ -12,23 +12,25 @@ import {
 } from "@modelcontextprotocol/server";
 import { VERSION } from "../config/config.ts";
 import { createSession, type Session } from "../core/session.ts";
+import { SETTLE_BUDGET_S } from "../tools/acting.ts";
 import { TOOLS } from "../tools/index.ts";
 import { AgentError, errorText, failureWords, ToolInputError } from "../core/errors.ts";
 import { errorResult, type ToolCall, type ToolDeps } from "../tools/call.ts";
 import type { ArgsOf, ServeTool, Tool, ToolDef, ToolSchema } from "../tools/tool.ts";
 
 /**
- * What the client puts before the model. The first line carries the rules on its own: Codex's
- * default model sees only that line (docs/clients.md); the steps after it are detail.
+ * What the client puts before the model. The first line carries the loop on its own: Codex's
+ * default model sees only that line (docs/clients.md); the lines after it are detail. What every
+ * verb shares (device, settle, [changed], element) is said here once, not in each tool.
  */
 export const INSTRUCTIONS =
-  `phone-eye drives one real Android phone in a loop, look → act → look: phone_look to see the screen, one action (phone_tap, phone_swipe, phone_type, phone_key, phone_intent), then phone_look again to check it worked; all coordinates are device pixels, and to tap an element use its exact bounds from [ui-tree] (or its [points] line), not the vision model's estimate.
-1. phone_look (optionally with a question) to see the screen: [vision] is a vision model's reading, [ui-tree] lists elements with exact bounds in device pixels.
-2. Act with phone_tap / phone_swipe / phone_type / phone_key / phone_intent. To tap something the vision answer names, use its [points] line: the point snapped to the element under or just beside it, with that element's center to tap (vision coordinates drift, tree bounds are exact), or the point itself where no element is there.
-3. Look again to confirm the action did what you meant before the next step.
-All coordinates are device pixels. If a tool says it reconnected, look first, then repeat the action only if it did not happen.
-Fewer turns: each action's reply ends with [changed] (app, keyboard, elements that appeared or went, once the screen settled), which often replaces the next look; phone_tap and phone_type take element (a text, content-desc or resource-id) instead of coordinates; phone_look with wait_for "Saved" waits for what an action should bring instead of looking again and again.
-When the server drives several phones, phone_devices lists them; pass the serial as device to every call.`;
+  `phone-eye drives a real Android phone in one loop, act → read [changed] → look only when needed: each action (phone_tap, phone_type, phone_swipe, phone_key, phone_intent) replies with a [changed] section saying what it did on screen, so call phone_look only when [changed] is not enough; name a target by element (its text, content-desc or resource-id) where you can, and all coordinates are device pixels: use an element's exact bounds from [ui-tree], not the vision model's estimate.
+[changed]: after acting, the server waits up to ${SETTLE_BUDGET_S} s for the screen to settle, then lists the app before → after, the keyboard, elements that appeared (+) or went (-), or "no visible change". settle: false answers at once, with no [changed].
+phone_look: on a screen you do not know yet, or when [changed] does not tell enough. [vision] is a vision model's answer to your question; [ui-tree] lists elements as \`label @ [x1,y1][x2,y2]\` with exact bounds; to tap something the vision answer names, use its [points] line: the point snapped to the element under it, with that element's centre to tap.
+To wait for what an action should bring (a "Saved" message, a page), give phone_look wait_for (or wait_gone) instead of looking again and again.
+element: matched on a fresh UI tree against text, content-desc and resource-id, exact (ignoring case) before substring; one match is acted on, several give a list and no action, none gives the closest names.
+If a tool says it reconnected, look first, then repeat the action only if it did not happen.
+device: when the server drives several phones, phone_devices lists them; pass the serial as device to every call (omit it when there is one phone).`;
 
 export interface ServerDeps extends ToolDeps {
   /** Where unexpected failures are reported (stderr in production); never the tool result. */

@@ -15,6 +15,8 @@ export interface ElementTarget {
   name: string;
   /** Breaks a tie between several matches (findElement). */
   prefer?: ((e: UiElement) => boolean) | undefined;
+  /** The call's cancel: stops the read of the tree. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The element found, described as a refusal would list it, and the tree it was found on. */
@@ -35,9 +37,9 @@ export async function locateElement(
   screen: PhoneScreen,
   target: ElementTarget,
 ): Promise<Located> {
-  const { clock, name, prefer } = target;
+  const { clock, name, prefer, signal } = target;
   const actionsSent = screen.actions;
-  const elements = await readUiTree(screen, clock);
+  const elements = await readUiTree(screen, clock, signal);
   const before = screen.remember({ elements, at: clock.now(), actionsSent });
   const found = findElement(elements, name, prefer);
   if (found.kind !== "one") throw new ToolInputError({ what: notFoundWhat(name, found) });

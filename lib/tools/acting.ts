@@ -4,7 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Located } from "../screen/element_target.ts";
-import type { ActionTurn } from "../screen/phone_screen.ts";
+import type { ActionTurn, ScreenReading } from "../screen/phone_screen.ts";
 import type { UiElement } from "../screen/ui_tree.ts";
 import { AdbError } from "../adb/errors.ts";
 import { scanCharacters } from "../core/characters.ts";
@@ -42,11 +42,12 @@ export async function asStep<T>(step: string, work: () => Promise<T>): Promise<T
 
 /**
  * The element an acting verb names (lib/screen/element_target.ts). A miss is the verb's own
- * refusal ("Cannot tap: …"); a failure to read the screen names the step that met it.
+ * refusal ("Cannot tap: …"); a failure to read the screen names the step that met it. `signal`
+ * (the call's cancel) stops the read.
  */
 export async function locate(
   deps: PhoneDeps,
-  target: { name: string; prefer?: (e: UiElement) => boolean },
+  target: { name: string; prefer?: (e: UiElement) => boolean; signal: AbortSignal },
 ): Promise<Located> {
   const { locateElement } = await loadElementTarget();
   return await asStep(
@@ -55,13 +56,16 @@ export async function locate(
   );
 }
 
+/** What settling and [changed] are is said once, in the server's instructions (lib/mcp/server.ts). */
 export const settleField = z.boolean().default(true).describe(
-  `true (default): after acting, wait up to ${SETTLE_BUDGET_S} s for the screen to settle and add a [changed] section (app before → after, keyboard, elements that appeared + or disappeared -); false: answer at once, with no extra adb call`,
+  "false: answer at once, with no [changed]",
 );
 
-/** The sentence each acting verb's description ends with. */
-export const SETTLE_SENTENCE =
-  `The reply ends with [changed]: what the action did once the screen settled (up to ${SETTLE_BUDGET_S} s): the app before → after, the keyboard, elements that appeared (+) or disappeared (-), or "no visible change"; so you rarely need to look again. settle: false skips that wait.`;
+/**
+ * The sentence each acting verb's description ends with. Short: the server's instructions say
+ * what [changed] holds, once for every verb, and tools/list stays small (tests/tools/tool_list_test.ts).
+ */
+export const SETTLE_SENTENCE = "The reply ends with [changed]: what the action did on screen.";
 
 /**
  * A name to find on screen: text, content-desc or resource-id. A control character has no place
@@ -73,10 +77,9 @@ export const elementName = (): z.ZodString =>
     "the name contains a control character; give it as the screen shows it",
   );
 
+/** An `element` argument; how a name is matched is said once, in the server's instructions. */
 export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
-  elementName().optional().describe(
-    `${what}: matched against text, content-desc and resource-id (exact, ignoring case, before substring) on a fresh UI tree`,
-  );
+  elementName().optional().describe(what);
 
 /** An action about to be sent, as the verb hands it to actionResult. */
 export interface Acting extends ActionTurn {
@@ -106,26 +109,32 @@ const READ_AFTER = "read the screen after acting";
 
 /**
  * The verb's reply, followed by the [changed] section when settling. A failure to read the screen
- * then is said in the section: the action itself has happened.
+ * then is said in the section: the action itself has happened. A reply that depends on what the
+ * screen shows afterwards (phone_type: whether a field had focus) is a function of the last
+ * reading, undefined when there is none.
  */
 export async function actionResult(
   deps: PhoneDeps,
   call: ToolCall,
   acting: Acting,
-  reply: string,
+  reply: string | ((after: ScreenReading | undefined) => string),
 ): Promise<CallToolResult> {
-  if (!acting.settle) return textResult(reply);
+  const words = (after: ScreenReading | undefined) =>
+    typeof reply === "string" ? reply : reply(after);
+  if (!acting.settle) return textResult(words(undefined));
   const { settleScreen, changedSection, unreadSection } = await loadSettle();
   let section: string;
+  let after: ScreenReading | undefined;
   try {
     const settled = await settleScreen(deps.screens.of(deps.device), {
       clock: deps.clock,
       signal: call.signal,
     });
     section = changedSection(acting, settled);
+    after = settled.reading;
   } catch (error) {
     if (!(error instanceof AgentError)) throw error;
     section = unreadSection(failureWords(READ_AFTER, error));
   }
-  return textResult(`${reply}\n\n${section}`);
+  return textResult(`${words(after)}\n\n${section}`);
 }

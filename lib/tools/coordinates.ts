@@ -7,9 +7,7 @@ import { ToolInputError } from "../core/errors.ts";
 
 /** A coordinate argument: device pixels, the space of the UI tree's bounds. */
 export function coordinate(axis: string): z.ZodNumber {
-  return z.number().int().min(0).max(20_000).describe(
-    `${axis} in device pixels (as in phone_look's bounds)`,
-  );
+  return z.number().int().min(0).max(20_000).describe(`${axis}, device pixels`);
 }
 
 /**

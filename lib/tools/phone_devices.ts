@@ -44,7 +44,7 @@ export const phoneDevices = defineServerTool({
   name: "phone_devices",
   title: "List the phones",
   description:
-    "List the Android phones this server may drive: each one's serial, adb state (device = ready; offline; unauthorized = accept the prompt on the phone), model, Android version, screen size in device pixels, and whether ADB Keyboard is installed (without it phone_type types ASCII only). Every other tool takes one of these serials as `device`; it may be omitted when the server drives one phone.",
+    "List the Android phones this server may drive: each one's serial, adb state (device = ready; unauthorized = accept the prompt on the phone), model, Android version, screen size and whether ADB Keyboard is installed (phone_type's non-ASCII text needs it).",
   inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
   action: "list the phones",

@@ -24,14 +24,14 @@ export const phoneIntent = defineTool({
   name: "phone_intent",
   title: "Start an app or intent",
   description:
-    'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give at least one of: package alone to launch an app ("com.android.settings"); data to open a URL or deep link (the action defaults to android.intent.action.VIEW); component ("pkg/.Activity") for an exact screen. Shell metacharacters are refused. ' +
+    'Open an app, a URL or a deep link on the Android phone: launch an app by its package name, or start an Android intent (am start). Give package alone to launch an app, data for a URL or deep link (action defaults to VIEW), or component ("pkg/.Activity") for an exact screen. ' +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     device: deviceArg(),
-    action: field('intent action, e.g. "android.intent.action.VIEW"'),
-    data: field('data URI, e.g. "https://example.com" or "tel:123"'),
-    component: field('exact activity, e.g. "com.android.settings/.Settings"'),
-    package: field('package name, e.g. "com.android.chrome"; alone, it launches that app'),
+    action: field('"android.intent.action.VIEW"'),
+    data: field('"https://example.com", "tel:123"'),
+    component: field('"com.android.settings/.Settings"'),
+    package: field('"com.android.chrome"'),
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,

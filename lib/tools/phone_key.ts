@@ -5,7 +5,7 @@ import { z } from "zod";
 import { keyeventCommand } from "../adb/input_commands.ts";
 import { characterName, scanCharacters } from "../core/characters.ts";
 import { runInput } from "../adb/input.ts";
-import { keyName, MAX_KEYCODE, NAMED_KEYS, resolveKey } from "../adb/keys.ts";
+import { keyName, MAX_KEYCODE, resolveKey } from "../adb/keys.ts";
 import { actionResult, beginAction, SETTLE_SENTENCE, settleField } from "./acting.ts";
 import { ToolInputError } from "../core/errors.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
@@ -14,15 +14,13 @@ export const phoneKey = defineTool({
   name: "phone_key",
   title: "Press a key",
   description:
-    `Press a key or button on the Android phone: home, back, enter, delete, volume, power, wake, or any Android keycode. Names: ${
-      Object.keys(NAMED_KEYS).join(", ")
-    }. Or an Android keycode, as a number or a string (66 or "66" for enter; 1 to ${MAX_KEYCODE}). "wake" turns the screen on; "back" and "home" navigate. ${SETTLE_SENTENCE}`,
+    `Press a key or button on the Android phone: home, back, enter, delete, volume, power, wake, or any Android keycode. Other names: tab, space, escape, search, menu, recents, sleep, dpad_up (down, left, right, center), volume_up (down, mute), page_up, page_down, copy, paste and more (an unknown name is refused with the list); or a keycode from 1 to ${MAX_KEYCODE} (66 or "66" is enter). ${SETTLE_SENTENCE}`,
   inputSchema: z.strictObject({
     device: deviceArg(),
     // A number too: agents send {"key": 66} as often as {"key": "66"}. Range and integer checks
     // live in resolveKey, so both forms get the same message.
     key: z.union([z.string().min(1).max(40), z.number()]).describe(
-      'a key name such as "home", "back", "enter", or a keycode (66 or "66")',
+      'a name or a keycode ("home", 66)',
     ),
     settle: settleField,
   }),

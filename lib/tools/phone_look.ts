@@ -52,20 +52,16 @@ export const phoneLook = defineTool({
   name: "phone_look",
   title: "Look at the screen",
   description:
-    "See what is on the Android phone's screen: a screenshot read by a vision model, with the on-screen elements and their exact bounds to tap. Returns its size in device pixels, then [vision]: a vision model's answer to your question (or a description of the screen), with positions in device pixels; [ui-tree]: up to 40 elements as `label @ [x1,y1][x2,y2]`, exact bounds, interactive first; and [points]: each point the vision answer names, snapped to the smallest tree element under it or one just beside it (never a screen-sized container), with the center to tap, or \"no element here: tap the point itself\". To wait for what an action should bring, give wait_for (or wait_gone) with a text, content-desc or resource-id: the look answers as soon as it is on screen (or gone), with a [waited] line saying after how long, or that it did not within timeout_ms.",
+    "See what is on the Android phone's screen: a screenshot read by a vision model, with the on-screen elements and their exact bounds to tap. Answers with the size in device pixels, [vision] (the model's answer to question), [ui-tree] (up to 40 elements as `label @ [x1,y1][x2,y2]`) and [points] (points the answer names, snapped to the element there). wait_for or wait_gone first waits for an element (text, content-desc or resource-id) to show or go; [waited] says how that went.",
   inputSchema: z.strictObject({
     device: deviceArg(),
     question: z.string().max(2000).optional().describe(
-      'what to look for, e.g. "Where is the Send button?"; omit for a description of the screen',
+      '"Where is the Send button?"; omit for a description',
     ),
-    wait_for: elementName().optional().describe(
-      'wait until an element with this text, content-desc or resource-id is on screen (e.g. "Saved"), then look',
-    ),
-    wait_gone: elementName().optional().describe(
-      "wait until no element with this text, content-desc or resource-id is on screen, then look",
-    ),
+    wait_for: elementName().optional().describe('an element to wait for ("Saved")'),
+    wait_gone: elementName().optional().describe("an element to wait to be gone"),
     timeout_ms: z.number().int().min(0).max(WAIT_MAX_MS).optional().describe(
-      `how long wait_for or wait_gone may wait, in milliseconds (default ${WAIT_DEFAULT_MS}); the look then answers with what is there`,
+      `how long the wait may take (default ${WAIT_DEFAULT_MS})`,
     ),
   }),
   annotations: LOOKS_ONLY,

@@ -19,7 +19,7 @@ export const phoneShot = defineTool({
   name: "phone_shot",
   title: "Screenshot",
   description:
-    "Take a screenshot of the Android phone's screen, returned as an image (long edge at most 1280 px). The text beside it gives the screen size in device pixels and the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
+    "Take a screenshot of the Android phone's screen, returned as an image (long edge at most 1280 px), with the factor from image pixels to device pixels: multiply before tapping. Prefer phone_look, which adds exact element bounds.",
   inputSchema: z.strictObject({ device: deviceArg() }),
   annotations: LOOKS_ONLY,
   action: "take a screenshot",

@@ -12,7 +12,7 @@ export const phoneSwipe = defineTool({
   name: "phone_swipe",
   title: "Swipe on the screen",
   description:
-    "Swipe or scroll on the Android phone's screen: drag from (x1, y1) to (x2, y2) in device pixels over duration_ms (default 300). To scroll a list down, swipe upwards (y2 < y1) inside it; a slow swipe (1000 ms or more) drags instead of flinging. " +
+    "Swipe or scroll on the Android phone's screen: drag from (x1, y1) to (x2, y2) in device pixels over duration_ms. To scroll a list down, swipe up (y2 < y1) inside it; 1000 ms or more drags instead of flinging. " +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     device: deviceArg(),
@@ -20,9 +20,7 @@ export const phoneSwipe = defineTool({
     y1: coordinate("start y"),
     x2: coordinate("end x"),
     y2: coordinate("end y"),
-    duration_ms: z.number().int().min(1).max(10_000).default(300).describe(
-      "how long the swipe takes, in milliseconds",
-    ),
+    duration_ms: z.number().int().min(1).max(10_000).default(300).describe("in ms"),
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,

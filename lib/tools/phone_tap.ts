@@ -33,19 +33,15 @@ export const phoneTap = defineTool({
   name: "phone_tap",
   title: "Tap the screen",
   description:
-    "Tap (click, press, double-tap or long-press) the Android phone's screen at (x, y) in device pixels. Take the point from phone_look: the center of an element's [ui-tree] bounds is the most reliable target. Give count 2 for a double tap (3 for a triple tap): the taps go to the phone in one command, 50 ms apart plus the start-up of the phone's `input` tool for each, and Android counts taps 40 to 300 ms apart as a double tap. Android 12 and later start `input` quickly; Android 11 and older start a Java VM for each tap, so there the app may see two single taps. Give hold_ms for a long press (e.g. 800). Or give element instead of x and y to tap an element by name (\"Sign in\"): one match is tapped at its centre; several give a list to choose from and no tap; none gives the closest labels. " +
+    'Tap (click, press, double-tap or long-press) the Android phone\'s screen at (x, y) in device pixels, or the element named by element ("Sign in"), at its centre. count 2 or 3 double- or triple-taps in one command (Android 11 and older may see single taps); hold_ms long-presses (e.g. 800). ' +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     device: deviceArg(),
     x: coordinate("x").optional(),
     y: coordinate("y").optional(),
-    element: elementField("the element to tap instead of x and y"),
-    count: z.number().int().min(1).max(3).optional().describe(
-      "taps on the same point: 2 for a double tap, 3 for a triple tap; omit for one",
-    ),
-    hold_ms: z.number().int().min(1).max(10_000).optional().describe(
-      "hold for this many milliseconds (a long press); omit for a normal tap",
-    ),
+    element: elementField("the element to tap, instead of x and y"),
+    count: z.number().int().min(1).max(3).optional().describe("2: double tap, 3: triple tap"),
+    hold_ms: z.number().int().min(1).max(10_000).optional().describe("long press, in ms"),
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
@@ -64,7 +60,9 @@ export const phoneTap = defineTool({
           "give either x and y (device pixels) or element (a name on screen), not both and not neither",
       });
     }
-    const found = element === undefined ? undefined : await locate(deps, { name: element });
+    const found = element === undefined
+      ? undefined
+      : await locate(deps, { name: element, signal: call.signal });
     const { x, y } = found?.element.center ?? { x: givenX ?? 0, y: givenY ?? 0 };
     const named = found === undefined ? "" : ` ${found.described}:`;
     await checkOnScreen(device, [["the point", x, y]]);

@@ -12,11 +12,12 @@ import {
   typeWithAdbKeyboard,
 } from "../adb/adb_keyboard.ts";
 import { runInput } from "../adb/input.ts";
-import { tapCommand } from "../adb/input_commands.ts";
+import { tapThen } from "../adb/input_commands.ts";
+import type { Located } from "../screen/element_target.ts";
+import type { ScreenReading } from "../screen/phone_screen.ts";
+import { focusedTextField, isTextField, nearestTextFields } from "../screen/text_fields.ts";
 import {
-  type Acting,
   actionResult,
-  asStep,
   beginAction,
   elementField,
   locate,
@@ -33,14 +34,12 @@ export const phoneType = defineTool({
   name: "phone_type",
   title: "Type text",
   description:
-    'Type text into the focused text field on the Android phone, as on its keyboard: tap the field first, or give element (its text, content-desc or resource-id, e.g. "note_text") and phone-eye taps it for you. Any language and emoji when the phone has ADB Keyboard installed (phone-eye selects it for the call and puts the current keyboard back); otherwise printable ASCII only (adb\'s "input text" limit). For a new line or to submit use phone_key "enter"; to clear, phone_key "delete" repeatedly or select-all via a long press. ' +
+    'Type text into the focused text field on the Android phone, as on its keyboard, or into the text field named by element ("note_text"), tapped first in the same command (any other element is refused). Any language and emoji when ADB Keyboard is installed; otherwise printable ASCII. New line or submit: phone_key "enter"; clear: phone_key "delete". ' +
     SETTLE_SENTENCE,
   inputSchema: z.strictObject({
     device: deviceArg(),
-    text: z.string().min(1).max(2000).describe(
-      "the text to type (no newlines or other control characters)",
-    ),
-    element: elementField("the field to tap before typing; omit to type into the focused field"),
+    text: z.string().min(1).max(2000).describe("no newlines or other control characters"),
+    element: elementField("the text field to type into; omit for the focused one"),
     settle: settleField,
   }),
   annotations: ACTS_ON_PHONE,
@@ -50,26 +49,27 @@ export const phoneType = defineTool({
     const refusal = typedTextProblem(text);
     // "type", not the verb's "type text": the refusal is of the text itself.
     if (refusal) throw new ToolInputError(`Cannot type: ${refusal}`);
-    let into = "";
-    let acting: Acting | undefined;
+    let field: Located | undefined;
     if (element !== undefined) {
-      const found = await locate(deps, {
-        name: element,
-        prefer: (e) => e.className.endsWith("EditText"),
-      });
-      into = `Tapped ${found.described}, then: `;
-      const { x, y } = found.element.center;
-      acting = beginAction(deps, { settle, found });
-      await asStep("tap the field", () => runInput(device, tapCommand(x, y), call.signal));
+      field = await locate(deps, { name: element, prefer: isTextField, signal: call.signal });
+      if (!isTextField(field.element)) {
+        // Refused with nothing sent: the tree the lookup read stays the phone's last seen screen.
+        throw new ToolInputError({ what: await notTextField(element, field) });
+      }
     }
-    acting ??= beginAction(deps, { settle });
+    // The tap on the field and the typing go to the phone as one command (tapThen).
+    const tapFirst = field?.element.center;
+    const into = field === undefined ? "" : `Tapped ${field.described}, then: `;
     const other = scanCharacters(text).beyondAscii;
+    const acting = beginAction(deps, { settle, found: field });
     if (other === undefined) {
-      await runInput(device, typeTextCommand(text), call.signal);
-      const reply = `Typed ${text.length} character${text.length === 1 ? "" : "s"}.`;
-      return await actionResult(deps, call, acting, `${into}${reply}`);
+      const typing = typeTextCommand(text);
+      const command = tapFirst === undefined ? typing : tapThen(tapFirst.x, tapFirst.y, typing);
+      await runInput(device, command, call.signal);
+      const typed = `Typed ${text.length} character${text.length === 1 ? "" : "s"}`;
+      return await actionResult(deps, call, acting, (after) => `${into}${typed}${nowhere(after)}`);
     }
-    const typed = await typeWithAdbKeyboard(device, text);
+    const typed = await typeWithAdbKeyboard(device, text, { tapFirst });
     if ("absent" in typed) {
       // Refused with nothing sent: the screen before stays the phone's last.
       deps.screens.of(device).sentNothing(acting);
@@ -77,9 +77,46 @@ export const phoneType = defineTool({
     }
     const said = keyboardWords(typed);
     if ("failed" in said) return errorResult(said.failed);
-    return await actionResult(deps, call, acting, `${into}${said.reply}`);
+    return await actionResult(deps, call, acting, (after) => `${into}${said.reply(after)}`);
   },
 });
+
+/**
+ * What follows "Typed N characters": "." or, when the screen after typing shows no text field with
+ * focus and no keyboard, that the text may have gone nowhere. `input text` sends key events to the
+ * focused window, and with no field focused they are dropped without an error. Said in the first
+ * sentence, which is what an agent reads. No reading after the action: nothing is claimed.
+ */
+function nowhere(after: ScreenReading | undefined): string {
+  if (after === undefined || after.keyboard === true) return ".";
+  if (focusedTextField(after.elements) !== undefined) return ".";
+  return `, but no text field has focus${
+    after.keyboard === false ? " and the keyboard is down" : ""
+  }, so the text may have gone nowhere. Tap the field (or give element) and type again if it is missing.`;
+}
+
+/** How many text fields a refusal of a non-field element lists. */
+const FIELDS_SHOWN = 5;
+
+/**
+ * Why the element named is no place to type, with the text fields nearest it. The tree's modules
+ * are loaded already (the element was found with them), not at start-up.
+ */
+async function notTextField(name: string, field: Located): Promise<string> {
+  const { describeCandidate } = await import("../screen/find_element.ts");
+  const { element } = field;
+  const fields = nearestTextFields(field.before.elements, element.center, FIELDS_SHOWN);
+  const head = `"${name}" names ${
+    describeCandidate(element)
+  }, which is not a text field, so nothing was tapped or typed`;
+  if (fields.length === 0) {
+    return `${head}; the screen has no text field. Open the screen that has the field, or tap the field yourself and call phone_type without element`;
+  }
+  return [
+    `${head}. Give element as one of the text fields nearest it (by its resource-id, text or content-desc), or omit element to type into the focused field:`,
+    ...fields.map((f) => `- ${describeCandidate(f)}`),
+  ].join("\n");
+}
 
 /** The refusal when the phone has no ADB Keyboard: what cannot be typed and how to install it. */
 function noKeyboardMessage(char: string): string {
@@ -94,25 +131,29 @@ function noKeyboardMessage(char: string): string {
  * with no error flag, learns something is wrong). A typing failure alone is thrown as it is, for
  * the server to word like any other.
  */
-function keyboardWords(done: KeyboardTyping): { reply: string } | { failed: string } {
+function keyboardWords(
+  done: KeyboardTyping,
+): { reply: (after: ScreenReading | undefined) => string } | { failed: string } {
   const { typing, restored } = done;
   if (!typing.ok) {
     if (restored === null || restored.ok) throw typing.error;
     return { failed: `${errorWords(ACTION, typing.error)}. Also: ${restoreWords(restored)}` };
   }
   const chars = `${done.count} character${done.count === 1 ? "" : "s"}`;
-  const line = typing.listening
-    ? `Typed ${chars} through ADB Keyboard.`
-    : `Sent ${chars} to ADB Keyboard, but it had not started listening after ${
-      READY_POLLS / 10
-    } s, so they may not have arrived: it listens only while its keyboard is up, i.e. while a text field has focus. Look at the field; if the text is missing, tap the field and call phone_type again.`;
+  const notListening = `Sent ${chars} to ADB Keyboard, but it had not started listening after ${
+    READY_POLLS / 10
+  } s, so they may not have arrived: it listens only while its keyboard is up, i.e. while a text field has focus. Look at the field; if the text is missing, tap the field and call phone_type again.`;
+  const line = (after: ScreenReading | undefined) =>
+    !typing.listening ? notListening : `Typed ${chars} through ADB Keyboard${nowhere(after)}`;
   if (restored === null) return { reply: line };
   if (!restored.ok) {
     return {
-      failed: `Failed to put the keyboard back after typing: ${restoreWords(restored)}. ${line}`,
+      failed: `Failed to put the keyboard back after typing: ${restoreWords(restored)}. ${
+        line(undefined)
+      }`,
     };
   }
-  return { reply: `${line} ${restoreWords(restored)}` };
+  return { reply: (after) => `${line(after)} ${restoreWords(restored)}` };
 }
 
 /** How the previous keyboard was put back, or why not, with the command to run by hand. */

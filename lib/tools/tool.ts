@@ -23,9 +23,7 @@ export const deviceArg = (): z.ZodOptional<z.ZodString> =>
   z.string().max(SERIAL_MAX_LENGTH).regex(SERIAL_PATTERN, {
     error:
       "device must be an adb serial as phone_devices lists it: letters, digits and . : _ - [ ] %, with no space, quote, control character or shell character",
-  }).optional().describe(
-    "which phone, as phone_devices lists it (an adb serial); omit when the server drives one phone",
-  );
+  }).optional().describe("a serial from phone_devices");
 
 /**
  * A tool's input schema: a zod object built with z.strictObject, so an argument the tool does not

@@ -38,10 +38,11 @@ const DUMP =
     )
   }</hierarchy>`;
 
-/** Rules for fakeAdb: the screenshot (exec-out, binary, no exit marker) and the dump. */
+/** Rules for fakeAdb: the screenshot (exec-out, binary, no exit marker), the dump, `wm size`. */
 export function screenRules(): Array<[RegExp, FakeAnswer]> {
   return [
     [/exec-out screencap -p$/, { kind: "exited", code: 0, stdout: frame(), stderr: "" }],
     [/uiautomator dump/, exited(0, DUMP)],
+    [/shell wm size$/, exited(0, `Physical size: ${SCREEN.width}x${SCREEN.height}\n`)],
   ];
 }

@@ -73,7 +73,7 @@ Deno.test({
       assert.equal(mcp.client.getInstructions(), INSTRUCTIONS);
       // Codex's default model sees only the first line: the loop, the units and the bounds rule.
       const [first] = INSTRUCTIONS.split("\n");
-      assert.match(first!, /look → act → look/);
+      assert.match(first!, /act → read \[changed\] → look only when needed/);
       assert.match(first!, /coordinates are device pixels/);
       assert.match(first!, /exact bounds from \[ui-tree\]/);
       // The list never changes while the server runs, so the server does not say it might.

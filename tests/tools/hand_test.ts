@@ -41,7 +41,10 @@ testThroughEach(
     await t.step("initialize and tools/list answer with all eight verbs", async () => {
       const { tools } = await r.eye.client.listTools();
       assert.equal(tools.length, 8);
-      assert.match(r.eye.client.getInstructions() ?? "", /look → act → look/);
+      assert.match(
+        r.eye.client.getInstructions() ?? "",
+        /act → read \[changed\] → look only when needed/,
+      );
     });
 
     await t.step("phone_tap on the Notes icon opens Notes, and [changed] says so", async () => {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { type Rig, startRig, type ToolResult } from "../helpers/rig.ts";
 import { ADB_KEYBOARD_IME, SIM_DEFAULT_IME, type SimPhone } from "../../sim/sim_phone.ts";
 import { MATRIX, typeRowWithKeyboard, typeText } from "../helpers/typing_rows.ts";
+import { textOf } from "../helpers/in_process.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "../helpers/phone_eye.ts";
 
 /**
@@ -59,6 +60,37 @@ async function withKeyboard(t: Deno.TestContext, r: Rig): Promise<void> {
       /^ime set 'com\.google[^']*' 2>&1; ime disable 'com\.android\.adbkeyboard/,
     );
   });
+
+  await t.step(
+    "element: the field's tap and the keyboard's typing are one command; a button is refused",
+    async () => {
+      await r.sim.setScreen({ app: "notes", notesText: "" });
+      const start = r.sim.commands().length;
+      const typed = await r.call("phone_type", {
+        element: "note_text",
+        text: "ça va",
+        settle: false,
+      });
+      assert.equal(typed.isError, undefined, textOf(typed));
+      assert.match(
+        textOf(typed),
+        /^Tapped "note_text" \(EditText, id note_text\) @ .*, then: Typed 5 characters through ADB Keyboard\./,
+      );
+      assert.equal(r.sim.screen().text, "ça va");
+      const sent = r.sim.commands().slice(start);
+      const taps = sent.filter((c) => c.startsWith("input tap"));
+      assert.equal(taps.length, 1, sent.join("\n"));
+      assert.match(taps[0]!, /^input tap \d+ \d+ && \{ .*ime set .*am broadcast -a ADB_INPUT_B64/);
+
+      const refused = await r.call("phone_type", { element: "Clear", text: "ça" });
+      assert.equal(refused.isError, true);
+      assert.match(
+        textOf(refused),
+        /^Cannot type text: "Clear" names "Clear" \(Button, id clear\) @ .*, which is not a text field, so nothing was tapped or typed\..*\n- "ça va" \(EditText, id note_text\)/s,
+      );
+      assert.equal(r.sim.screen().text, "ça va", "Clear was not tapped");
+    },
+  );
 
   await t.step("ADB Keyboard already selected: typed, and left selected", async () => {
     const [ime, user] = [ADB_KEYBOARD_IME, SIM_DEFAULT_IME];
@@ -138,6 +170,18 @@ async function withoutKeyboard(t: Deno.TestContext, r: Rig): Promise<void> {
       assert.deepEqual(ime.enabled, [SIM_DEFAULT_IME]);
     });
   }
+  await t.step("typing with no field focused says the text may have gone nowhere", async () => {
+    await r.sim.setScreen({ app: "home" });
+    const typed = await r.call("phone_type", { text: "milk" });
+    assert.equal(typed.isError, undefined, textOf(typed));
+    assert.match(
+      textOf(typed),
+      /^Typed 4 characters, but no text field has focus and the keyboard is down, so the text may have gone nowhere\./,
+    );
+    await r.sim.setScreen({ app: "notes", notesText: "" });
+    const into = await r.call("phone_type", { text: "milk" });
+    assert.match(textOf(into), /^Typed 4 characters\.\n\n\[changed\]/);
+  });
   await t.step("without the keyboard, nothing is switched: only the read-only query ran", () => {
     assert.deepEqual(
       r.sim.toolCalls("ime").map((argv) => argv.join(" ")).filter((c) => !c.startsWith("list")),
