@@ -2,7 +2,7 @@
 // The wiring is lib/app/'s: real_deps.ts builds the resources, serve_stdio.ts and serve_http.ts serve.
 
 import { type Config, ConfigError, type EnvVar, loadConfig, VERSION } from "./lib/config/config.ts";
-import { parseCommandLine } from "./lib/config/flags.ts";
+import { type CommandLine, parseCommandLine } from "./lib/config/flags.ts";
 import { type HttpSettings, loadHttpSettings } from "./lib/mcp/http_settings.ts";
 import { doctorCommand } from "./lib/app/doctor_command.ts";
 import { narrowNet } from "./lib/app/narrow_net.ts";
@@ -22,9 +22,10 @@ function readEnv(name: EnvVar): string | undefined {
 async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
+  let parsed: CommandLine;
   let http: HttpSettings | undefined;
   try {
-    const parsed = await parseCommandLine(argv);
+    parsed = await parseCommandLine(argv);
     command = parsed.command;
     // The help text is loaded for --help only: serving reads names, never their documentation.
     if (command === "help") return writeOut((await import("./lib/app/help.ts")).USAGE), 0;
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
     config = loadConfig(readEnv, {
       serial: parsed.serial,
+      journal: parsed.journal,
       keyInClear: command === "doctor" ? "report" : "refuse",
     });
     http = loadHttpSettings(readEnv, parsed);

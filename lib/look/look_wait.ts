@@ -95,7 +95,9 @@ export async function waitThenLook(
   } finally {
     await progress.stop();
   }
-  if (call.signal.aborted) return { text: WAIT_CANCELLED, failed: true };
+  if (call.signal.aborted) {
+    return { text: WAIT_CANCELLED, failed: true, tree: undefined, screen: undefined };
+  }
   const waited = clock.now() - started;
   const line = met === undefined
     ? `"${wait.name}" did not ${verb} within ${seconds(limit)}`
@@ -117,5 +119,9 @@ export async function waitThenLook(
     },
   );
   const answer = lookAnswer(outcomes);
-  return { ...answer, text: `[waited]\n${line}\n\n${answer.text}` };
+  return {
+    ...answer,
+    text: `[waited]\n${line}\n\n${answer.text}`,
+    waited: { met: met !== undefined },
+  };
 }

@@ -7,6 +7,7 @@ import { runInput } from "../adb/input.ts";
 import {
   actionResult,
   elementField,
+  loadFacts,
   locate,
   screenBefore,
   SETTLE_SENTENCE,
@@ -70,6 +71,7 @@ export const phoneTap = defineTool({
     let y = givenY ?? 0;
     if (element !== undefined) {
       const found = await locate(deps, { name: element });
+      call.record.target = (await loadFacts()).targetOf(element, found);
       ({ x, y } = found.element.center);
       before = found.before;
       named = ` ${found.described}:`;

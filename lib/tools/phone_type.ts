@@ -17,6 +17,7 @@ import {
   actionResult,
   asStep,
   elementField,
+  loadFacts,
   locate,
   screenBefore,
   SETTLE_SENTENCE,
@@ -57,10 +58,12 @@ export const phoneType = defineTool({
         prefer: (e) => e.className.endsWith("EditText"),
       });
       before = found.before;
+      call.record.target = (await loadFacts()).targetOf(element, found);
       into = `Tapped ${found.described}, then: `;
       const { x, y } = found.element.center;
       await asStep("tap the field", () => runInput(device, tapCommand(x, y), call.signal));
     }
+    call.record.password = (await loadFacts()).passwordOf(call.record.target, before);
     const other = scanCharacters(text).beyondAscii;
     if (other === undefined) {
       await runInput(device, typeTextCommand(text), call.signal);

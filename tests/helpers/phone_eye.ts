@@ -7,6 +7,7 @@ import {
   permissionFlags,
   type PermissionSet,
   readPermissionSet,
+  withJournalDir,
   withShotsDir,
   withVisionHosts,
 } from "../../scripts/permissions.ts";
@@ -26,9 +27,13 @@ export async function startFlags(): Promise<string[]> {
 }
 
 /** The production set with its vision hosts swapped for loopback (and the shots folder, if any). */
-export async function testPermissionFlags(shotsDir?: string): Promise<string[]> {
+export async function testPermissionFlags(
+  shotsDir?: string,
+  journalDir?: string,
+): Promise<string[]> {
   let set = withVisionHosts(await productionSet(), ["127.0.0.1"]);
   if (shotsDir !== undefined) set = withShotsDir(set, shotsDir);
+  if (journalDir !== undefined) set = withJournalDir(set, journalDir);
   return permissionFlags(set);
 }
 
