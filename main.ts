@@ -45,6 +45,10 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (http !== undefined && command === "serve") return await serveOnHttp(config, http);
   narrowNet(config);
   if (command === "doctor") return await doctorCommand(config);
+  if (command === "replay") {
+    const { replayCommand } = await import("./lib/app/replay_command.ts");
+    return await replayCommand(config, { file: parsed.replay!, device: parsed.device });
+  }
   serveOnStdio(config);
 }
 

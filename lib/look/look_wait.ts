@@ -11,6 +11,8 @@ import { matchElements } from "../screen/find_element.ts";
 import { readUiTree } from "../screen/screen.ts";
 import { within } from "../screen/settle.ts";
 import type { UiElement } from "../screen/ui_tree.ts";
+import type { PhoneScreen } from "../screen/phone_screen.ts";
+import type { Clock } from "../core/clock.ts";
 import { formatElementLine } from "../screen/ui_tree_summary.ts";
 
 /**
@@ -33,6 +35,52 @@ export interface WaitCondition {
 /** The wait's timeout once kept within the look's budget. */
 export function waitLimitMs(timeoutMs: number, lookBudgetMs: number): number {
   return Math.max(0, Math.min(timeoutMs, lookBudgetMs - LOOK_RESERVE_MS));
+}
+
+/** What a poll came to: the matches once the condition held, and the last tree read. */
+export interface Polled {
+  /** The elements matching (none for a wait to be gone) once it held; undefined if it never did. */
+  met: UiElement[] | undefined;
+  last: UiElement[] | undefined;
+}
+
+/**
+ * Reads the UI tree every WAIT_GAP_MS until `name` is on screen (or, with `gone`, is not), or the
+ * deadline passes. A screen still moving (idle-state errors) is polled again; a lost phone throws
+ * its AgentError. phone_look's wait_for and `phone-eye --replay` wait with this.
+ */
+export async function pollFor(
+  screen: PhoneScreen,
+  name: string,
+  how: { gone: boolean; deadline: number; clock: Clock; signal: AbortSignal },
+): Promise<Polled> {
+  const { gone, deadline, clock, signal } = how;
+  let last: UiElement[] | undefined;
+  while (!signal.aborted) {
+    const polled = clock.now();
+    const read = await within(
+      readUiTree(screen, clock).then(
+        (elements) => elements,
+        (error: unknown) => {
+          if (error instanceof AgentError && error.code === "COMMAND_FAILED") return undefined;
+          throw error;
+        },
+      ),
+      Math.max(deadline - polled, 0),
+      clock,
+    );
+    if (read === "late") break;
+    if (read !== undefined) {
+      last = read;
+      screen.remember({ elements: read, at: clock.now() });
+      const matches = matchElements(read, name);
+      if (gone ? matches.length === 0 : matches.length > 0) return { met: matches, last };
+    }
+    if (clock.now() >= deadline) break;
+    const gap = Math.min(polled + WAIT_GAP_MS, deadline) - clock.now();
+    if (gap > 0) await clock.sleep(gap, signal).catch(() => {});
+  }
+  return { met: undefined, last };
 }
 
 /**
@@ -61,34 +109,12 @@ export async function waitThenLook(
   progress.step(`waiting up to ${seconds(limit)} for "${wait.name}" to ${verb}`);
   let met: UiElement[] | undefined;
   try {
-    while (!call.signal.aborted) {
-      const polled = clock.now();
-      const remaining = deadline - polled;
-      const read = await within(
-        readUiTree(screen, clock).then(
-          (elements) => elements,
-          (error: unknown) => {
-            // A screen still moving (idle-state errors) is polled again; a lost phone is not.
-            if (error instanceof AgentError && error.code === "COMMAND_FAILED") return undefined;
-            throw error;
-          },
-        ),
-        Math.max(remaining, 0),
-        clock,
-      );
-      if (read === "late") break;
-      if (read !== undefined) {
-        screen.remember({ elements: read, at: clock.now() });
-        const matches = matchElements(read, wait.name);
-        if (wait.gone ? matches.length === 0 : matches.length > 0) {
-          met = matches;
-          break;
-        }
-      }
-      if (clock.now() >= deadline) break;
-      const gap = Math.min(polled + WAIT_GAP_MS, deadline) - clock.now();
-      if (gap > 0) await clock.sleep(gap, call.signal).catch(() => {});
-    }
+    met = (await pollFor(screen, wait.name, {
+      gone: wait.gone,
+      deadline,
+      clock,
+      signal: call.signal,
+    })).met;
   } catch (error) {
     // The look below says what is wrong with the phone in its own words.
     if (!(error instanceof AgentError)) throw error;

@@ -13,7 +13,32 @@ import type { Observation, RecordedChange, RecordedTarget } from "./call_record.
 /** The element found by name, and the point the action used. */
 export function targetOf(name: string, found: Located): RecordedTarget {
   const { label, bounds, center, password } = found.element;
-  return { name, label, bounds, point: { ...center }, password };
+  return {
+    name,
+    label,
+    bounds,
+    point: { ...center },
+    password,
+    by: matchedName(name, found.element),
+  };
+}
+
+/** The element's name that `name` matched: exact (ignoring case) first, then containing it. */
+function matchedName(name: string, e: UiElement): RecordedTarget["by"] {
+  const want = name.trim().toLowerCase();
+  const fields = [
+    ["text", e.text],
+    ["content-desc", e.contentDesc],
+    ["resource-id", e.resourceId],
+  ] as const;
+  const names = (value: string) =>
+    [value, value.includes("/") ? shortName(value) : ""].map((n) => n.trim().toLowerCase());
+  const exact = fields.find(([, value]) => value !== "" && names(value).includes(want));
+  const within = fields.find(([, value]) =>
+    value !== "" && names(value).some((n) => n.includes(want))
+  );
+  const [field, value] = exact ?? within ?? ["text", e.text];
+  return { field, value };
 }
 
 /** Whether the field typed into is a password field: the named one, else the focused one. */

@@ -11,6 +11,8 @@ export interface RecordedTarget {
   point: { x: number; y: number };
   /** The tree marks it a password field: text typed into it is never written. */
   password: boolean;
+  /** Which of its names the name matched, and that name whole (what a Maestro selector needs). */
+  by: { field: "text" | "content-desc" | "resource-id"; value: string };
 }
 
 /** The [changed] section as facts: the app before → after and the elements that came and went. */

@@ -52,6 +52,8 @@ export interface PhoneEyeOptions {
   env: Record<string, string>;
   args?: string[];
   shotsDir?: string;
+  /** The journal's folder, granted as the screenshot folder is (scripts/permissions.ts). */
+  journalDir?: string;
   /** Replaces the permission flags entirely (for refusal tests). */
   flags?: string[];
   /** Replaces the start task's runtime flags (benches compare start-up without them). */
@@ -88,7 +90,7 @@ export async function denoEnv(): Promise<Record<string, string>> {
 }
 
 export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeProcess> {
-  const flags = options.flags ?? await testPermissionFlags(options.shotsDir);
+  const flags = options.flags ?? await testPermissionFlags(options.shotsDir, options.journalDir);
   const transport = new DenoStdioClientTransport({
     command: Deno.execPath(),
     args: [

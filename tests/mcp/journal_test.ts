@@ -103,6 +103,7 @@ Deno.test("each call ends in one journal line: client, phone, verb, arguments, t
         bounds: { x1: 20, y1: 300, x2: 340, y2: 360 },
         point: { x: 180, y: 330 },
         password: false,
+        by: { field: "text", value: "Sign in" },
       },
       outcome: "done",
       words: 'Tapped "Sign in" (Button) @ [20,300][340,360] centre (180, 330): (180, 330).',
