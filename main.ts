@@ -30,6 +30,10 @@ async function main(argv: string[]): Promise<number | undefined> {
     // The help text is loaded for --help only: serving reads names, never their documentation.
     if (command === "help") return writeOut((await import("./lib/app/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
+    // The export reads a file and writes YAML: no phone, no configuration.
+    if (command === "maestro") {
+      return await (await import("./lib/app/maestro_command.ts")).maestroCommand(parsed.maestro!);
+    }
     // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
     config = loadConfig(readEnv, {
       serial: parsed.serial,

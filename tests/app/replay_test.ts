@@ -81,6 +81,23 @@ Deno.test("a Notes task recorded through MCP replays green on a fresh phone, and
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /holds no action/);
   });
+
+  await t.step("the exported Maestro flow holds the task's commands in order", async () => {
+    const ran = await runMain(["--maestro", file], { env: {}, journalDir: dir.path });
+    assert.equal(ran.code, 0, ran.stderr);
+    const commands = ran.stdout.split("\n").filter((l) =>
+      l.startsWith("- ") || l.startsWith("appId")
+    );
+    assert.deepEqual(commands.filter((l) => !l.startsWith("- assertVisible")), [
+      'appId: "com.android.notes"',
+      '- tapOn: {"text":"Notes"}',
+      '- tapOn: {"id":"com\\\\.android\\\\.notes:id/note_text"}',
+      '- inputText: "Buy milk"',
+      '- tapOn: {"text":"Save"}',
+    ]);
+    assert.equal(commands.at(-1), '- assertVisible: "Saved"');
+    assert.ok(commands.includes('- assertVisible: "Buy milk"'), ran.stdout);
+  });
 });
 
 Deno.test("the permission set for a journal grants exactly its folder, and nothing else to read or write", async () => {
