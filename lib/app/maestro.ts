@@ -66,7 +66,8 @@ function selector(
   const sel = by.field === "resource-id"
     ? { id: exactRegex(by.value) }
     : { text: exactRegex(by.value) };
-  const note = by.value.toLowerCase() === name.trim().toLowerCase() && by.value === name
+  const whole = [by.value, by.value.split("/").at(-1) ?? ""];
+  const note = whole.includes(name.trim())
     ? undefined
     : `phone-eye found "${name}" in "${by.value}" (ignoring case, or as part of it); Maestro matches the whole ${
       by.field === "resource-id" ? "id" : "text"

@@ -51,9 +51,12 @@ export function passwordOf(
   return focused === undefined ? "unknown" : focused.password;
 }
 
-/** An element an agent could call by name: not one labelled only by its class. */
+/**
+ * An element named by what the screen shows (its text or content-desc, whole): what a replay can
+ * wait for and a Maestro text selector can find. One known only by its id or class is left out.
+ */
 function named(e: UiElement): boolean {
-  return e.label !== "element" && e.label !== shortName(e.className) && !e.label.endsWith("…");
+  return (e.text !== "" || e.contentDesc !== "") && !e.label.endsWith("…");
 }
 
 /** The [changed] facts of an action whose screen before was `before`, from the wait to settle. */
