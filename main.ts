@@ -2,7 +2,7 @@
 // The wiring is lib/app/'s: real_deps.ts builds the resources, serve_stdio.ts and serve_http.ts serve.
 
 import { type Config, ConfigError, type EnvVar, loadConfig, VERSION } from "./lib/config/config.ts";
-import { parseCommandLine } from "./lib/config/flags.ts";
+import { type CommandLine, parseCommandLine } from "./lib/config/flags.ts";
 import { type HttpSettings, loadHttpSettings } from "./lib/mcp/http_settings.ts";
 import { doctorCommand } from "./lib/app/doctor_command.ts";
 import { narrowNet } from "./lib/app/narrow_net.ts";
@@ -27,16 +27,22 @@ function envGranted(name: EnvVar): boolean {
 async function main(argv: string[]): Promise<number | undefined> {
   let config: Config;
   let command;
+  let parsed: CommandLine;
   let http: HttpSettings | undefined;
   try {
-    const parsed = await parseCommandLine(argv);
+    parsed = await parseCommandLine(argv);
     command = parsed.command;
     // The help text is loaded for --help only: serving reads names, never their documentation.
     if (command === "help") return writeOut((await import("./lib/app/help.ts")).USAGE), 0;
     if (command === "version") return writeOut(`phone-eye ${VERSION}`), 0;
+    // The export reads a file and writes YAML: no phone, no configuration.
+    if (command === "maestro") {
+      return await (await import("./lib/app/maestro_command.ts")).maestroCommand(parsed.maestro!);
+    }
     // A key that would travel unencrypted stops phone-eye; the doctor prints it as a FAIL instead.
     config = loadConfig(readEnv, {
       serial: parsed.serial,
+      journal: parsed.journal,
       keyInClear: command === "doctor" ? "report" : "refuse",
     });
     http = loadHttpSettings(readEnv, parsed, { granted: envGranted });
@@ -48,6 +54,10 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (http !== undefined && command === "serve") return await serveOnHttp(config, http);
   narrowNet(config);
   if (command === "doctor") return await doctorCommand(config);
+  if (command === "replay") {
+    const { replayCommand } = await import("./lib/app/replay_command.ts");
+    return await replayCommand(config, { file: parsed.replay!, device: parsed.device });
+  }
   serveOnStdio(config);
 }
 

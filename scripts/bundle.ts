@@ -129,6 +129,10 @@ const PRESENTATION: Readonly<Record<string, Presentation>> = {
   PHONE_EYE_SHOTS_MAX_MB: {
     leftOut: "it bounds PHONE_EYE_SHOTS, which a release binary may not use",
   },
+  PHONE_EYE_JOURNAL: {
+    leftOut: "a release binary may not write files (deno task compile --journal-dir bakes one " +
+      "folder into a custom build), so setting it only gets a refusal",
+  },
   PHONE_EYE_ADB_TIMEOUT_MS: {
     format: "number",
     default: String(DEFAULT_ADB_TIMEOUT_MS),

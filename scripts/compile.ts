@@ -19,13 +19,15 @@ import {
   permissionFlags,
   type PermissionSet,
   readPermissionSet,
+  withJournalDir,
   withShotsDir,
   withVisionHosts,
 } from "./permissions.ts";
 import { runtimeFlags } from "./runtime_flags.ts";
 
 const USAGE =
-  `Usage: deno task compile [--http] [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR] [--print]
+  `Usage: deno task compile [--http] [--target TRIPLE] [--output PATH] [--vision-host HOST] [--shots-dir DIR]
+                          [--journal-dir DIR] [--print]
 
   --http              build phone-eye-http, which can serve --http with a token: it bakes the
                       permission set and flags of deno.json's serve-http task (default: the
@@ -35,6 +37,7 @@ const USAGE =
                       (default: dist/phone-eye[-http][-TRIPLE][.exe])
   --vision-host HOST  audited build: bake exactly this one network host instead of the allowlist
   --shots-dir DIR     bake read/write access to exactly this absolute folder (for PHONE_EYE_SHOTS)
+  --journal-dir DIR   bake read/write access to exactly this absolute folder (for PHONE_EYE_JOURNAL)
   --print             print the deno compile command and exit without compiling (or writing
                       the import map and build-info module it names)
 
@@ -48,6 +51,7 @@ export interface CompileOptions {
   output?: string;
   visionHost?: string;
   shotsDir?: string;
+  journalDir?: string;
 }
 
 export interface CompilePlan {
@@ -83,6 +87,9 @@ export function planCompile(
     permissions = withVisionHosts(permissions, [options.visionHost]);
   }
   if (options.shotsDir !== undefined) permissions = withShotsDir(permissions, options.shotsDir);
+  if (options.journalDir !== undefined) {
+    permissions = withJournalDir(permissions, options.journalDir);
+  }
   const problems = [...checkProductionSet(permissions), ...binarySetProblems(permissions, kind)];
   if (problems.length > 0) {
     throw new Error(
@@ -140,6 +147,7 @@ function buildInfoFiles(
     net: Array.isArray(permissions.net) ? permissions.net : [],
     ...(options.visionHost === undefined ? {} : { visionHost: options.visionHost }),
     ...(options.shotsDir === undefined ? {} : { shotsDir: options.shotsDir }),
+    ...(options.journalDir === undefined ? {} : { journalDir: options.journalDir }),
   };
   return [
     {
@@ -195,6 +203,7 @@ async function main(argv: string[]): Promise<number> {
         output: { type: "string" },
         "vision-host": { type: "string" },
         "shots-dir": { type: "string" },
+        "journal-dir": { type: "string" },
         print: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -213,6 +222,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.output !== undefined) options.output = values.output;
   if (values["vision-host"] !== undefined) options.visionHost = values["vision-host"];
   if (values["shots-dir"] !== undefined) options.shotsDir = values["shots-dir"];
+  if (values["journal-dir"] !== undefined) options.journalDir = values["journal-dir"];
 
   const root = fileURLToPath(new URL("..", import.meta.url));
   let plan: CompilePlan;
@@ -229,7 +239,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.print) return 0;
   console.log(
     `\nPermissions baked into the binary:\n  ${
-      describePermissions(plan.permissions).join("\n  ")
+      describePermissions(plan.permissions, { journalDir: options.journalDir }).join("\n  ")
     }\n`,
   );
   await Deno.mkdir(dirname(resolve(root, plan.output)), { recursive: true });

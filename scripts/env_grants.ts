@@ -18,6 +18,7 @@ const SETTINGS: { readonly [name in EnvVar]: string } = {
     "opts in to sending the vision key over plain http:// to a LAN host (refused otherwise)",
   PHONE_EYE_SHOTS: "folder to keep screenshots in; unset means they never touch disk",
   PHONE_EYE_SHOTS_MAX_MB: "how much of that folder phone-eye's screenshots may take",
+  PHONE_EYE_JOURNAL: "the journal file (one line per tool call); unset means nothing is recorded",
   PHONE_EYE_ADB_TIMEOUT_MS: "timeout for each adb call",
   PHONE_EYE_VISION_TIMEOUT_MS: "timeout for each vision call",
   PHONE_EYE_HTTP_TOKEN: "the bearer token of --http serving (granted by the http set only)",

@@ -143,8 +143,20 @@ export function withVisionHosts(set: PermissionSet, hosts: string[]): Permission
  * whatever directory the binary happens to start in.
  */
 export function withShotsDir(set: PermissionSet, dir: string): PermissionSet {
+  return withFolder(set, dir, "screenshot folder");
+}
+
+/**
+ * The same set plus read and write access to exactly `dir`, the journal's folder (the folder of
+ * PHONE_EYE_JOURNAL's file): write to append, read to learn its size and roll it over.
+ */
+export function withJournalDir(set: PermissionSet, dir: string): PermissionSet {
+  return withFolder(set, dir, "journal folder");
+}
+
+function withFolder(set: PermissionSet, dir: string, what: string): PermissionSet {
   const problem = pathEntryProblem("read", dir);
-  if (problem !== undefined) throw new Error(`Invalid screenshot folder: ${problem}`);
+  if (problem !== undefined) throw new Error(`Invalid ${what}: ${problem}`);
   const next = copySet(set);
   for (const kind of ["read", "write"] as const) {
     const current = next[kind];
@@ -219,7 +231,10 @@ export function checkProductionSet(set: PermissionSet): string[] {
  * `phone-eye --doctor` and docs/permissions.md's table. Also says when screenshots have no
  * folder, since that absence is a guarantee worth showing.
  */
-export function describePermissions(set: PermissionSet): string[] {
+export function describePermissions(
+  set: PermissionSet,
+  folders: { journalDir?: string | undefined } = {},
+): string[] {
   if (set.all === true) return ["all: every permission (not a production set: nothing is fenced)"];
   const lines: string[] = [];
   if (set.run === true) {
@@ -275,6 +290,14 @@ export function describePermissions(set: PermissionSet): string[] {
       lines.push(`${kind} (any path): not a production grant; only the screenshot folder needs it`);
     }
     for (const path of list(set[kind])) {
+      if (path === folders.journalDir) {
+        lines.push(
+          `${kind} ${path}: the journal folder (PHONE_EYE_JOURNAL)${
+            kind === "read" ? ", to roll the file over" : "; the journal is written nowhere else"
+          }`,
+        );
+        continue;
+      }
       lines.push(
         `${kind} ${path}: the screenshot folder (PHONE_EYE_SHOTS)${
           kind === "read" ? "" : "; screenshots are written nowhere else"

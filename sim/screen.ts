@@ -136,6 +136,11 @@ export interface ScreenState {
    * motion (sim/motion.ts) sets and clears it on its own clock after a save.
    */
   snackbar: string | null;
+  /**
+   * Labels an app update renamed: a node whose text is a key shows the value instead, and a
+   * resource-id named after the old text (…:id/save for "Save") is renamed with it.
+   */
+  renamed: Readonly<Record<string, string>>;
 }
 
 export function initialState(): ScreenState {
@@ -153,6 +158,7 @@ export function initialState(): ScreenState {
     savedNote: null,
     saves: 0,
     snackbar: null,
+    renamed: {},
   };
 }
 
@@ -200,6 +206,17 @@ export interface UiNode {
 export type NodeSpec = Partial<UiNode> & { cls: string; bounds: Bounds };
 
 /** A view of `pkg` with every flag at its default but those `spec` sets. */
+/** The spec with the state's renamed labels applied (ScreenState.renamed). */
+export function renamedSpec(renamed: ScreenState["renamed"], spec: NodeSpec): NodeSpec {
+  const text = spec.text === undefined ? undefined : renamed[spec.text];
+  if (text === undefined || spec.text === undefined) return spec;
+  const old = `/${spec.text.toLowerCase()}`;
+  const id = spec.id?.endsWith(old)
+    ? `${spec.id.slice(0, -old.length)}/${text.toLowerCase().replace(/\W+/g, "_")}`
+    : spec.id;
+  return { ...spec, text, ...(id === undefined ? {} : { id }) };
+}
+
 export function node(pkg: string, spec: NodeSpec): UiNode {
   return {
     pkg,

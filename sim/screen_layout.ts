@@ -9,6 +9,7 @@ import {
   node,
   type NodeSpec,
   packageOf,
+  renamedSpec,
   type ScreenState,
   SETTINGS_ITEMS,
   settingsGeometry,
@@ -48,7 +49,7 @@ export function layout(state: ScreenState, size: Size): UiNode {
   const { statusBar, navBar } = chromeOf(size);
   const px = (n: number) => Math.round(n * s);
   const pkg = packageOf(state.app);
-  const mk = (spec: NodeSpec) => node(pkg, spec);
+  const mk = (spec: NodeSpec) => node(pkg, renamedSpec(state.renamed, spec));
   const root = mk({ cls: "android.widget.FrameLayout", bounds: [0, 0, w, h], layoutOnly: true });
   const content = mk({
     cls: "android.widget.LinearLayout",

@@ -14,6 +14,8 @@ export interface BuildInfo {
   visionHost?: string;
   /** The audited build's --shots-dir, when one was given. */
   shotsDir?: string;
+  /** The audited build's --journal-dir, when one was given. */
+  journalDir?: string;
 }
 
 const strings = (value: unknown): string[] | undefined =>
@@ -32,6 +34,7 @@ export function readBuildInfo(raw: unknown, sourceNet: readonly string[]): Build
   const build: BuildInfo = { kind: "compiled", net };
   if (typeof info["visionHost"] === "string") build.visionHost = info["visionHost"];
   if (typeof info["shotsDir"] === "string") build.shotsDir = info["shotsDir"];
+  if (typeof info["journalDir"] === "string") build.journalDir = info["journalDir"];
   return build;
 }
 

@@ -4,7 +4,12 @@
 import type { Phones } from "../adb/phones.ts";
 import type { Vision } from "../vision/route.ts";
 import type { Check, ExitGate } from "./doctor_check.ts";
-import { checkPermissions, type PermissionDeps, shotsPolicy } from "./doctor_permissions.ts";
+import {
+  checkPermissions,
+  journalPolicy,
+  type PermissionDeps,
+  shotsPolicy,
+} from "./doctor_permissions.ts";
 import { checkAdb, checkPhones } from "./doctor_phone.ts";
 import { checkVision, keyTransport } from "./doctor_vision.ts";
 
@@ -25,7 +30,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     }]),
     checkVision(deps.vision, deps.config),
   ]);
-  const { shotsUsable, ...permissions } = await checkPermissions(deps);
+  const { shotsUsable, journalUsable, ...permissions } = await checkPermissions(deps);
   const gated = (check: Check, gate: ExitGate): Check => ({ ...check, gate });
   return [
     gated(adb, "adb"),
@@ -37,6 +42,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
       shotsPolicy(deps.config, { usable: shotsUsable }),
       "the screenshot folder (when PHONE_EYE_SHOTS is set)",
     ),
+    ...[journalPolicy(deps.config, { usable: journalUsable })].filter((c) => c !== null),
   ];
 }
 

@@ -5,6 +5,7 @@ import type { Config } from "../config/config.ts";
 import { ENV_VARS, HTTP_ENV_VARS } from "../config/env_vars.ts";
 import { HTTP_LISTEN_GRANTS } from "../mcp/http_settings.ts";
 import { shotsGrantFix } from "../screen/shots.ts";
+import { JOURNAL_MAX_BYTES, journalFolder, journalGrantFix } from "../mcp/journal.ts";
 import type { BuildInfo } from "./build_info.ts";
 import type { Check } from "./doctor_check.ts";
 import { grantCovers, queryTarget, visionHost, visionPort } from "./sandbox.ts";
@@ -70,13 +71,14 @@ class PermissionLines {
  */
 export async function checkPermissions(
   deps: PermissionDeps,
-): Promise<Check & { shotsUsable: boolean }> {
+): Promise<Check & { shotsUsable: boolean; journalUsable: boolean }> {
   const report = new PermissionLines(deps.query);
   report.pass(whereGrantsCameFrom(deps.build));
   await checkRunAndEnv(report);
   await checkBakedNetGrants(report, deps);
   await checkVisionEndpoint(report, deps);
   const shotsUsable = await checkShotsFolder(report, deps.config);
+  const journalUsable = await checkJournalFolder(report, deps.config);
   await report.expectRefused(
     { name: "read", path: "/etc/passwd" },
     "read outside the screenshot folder",
@@ -88,6 +90,7 @@ export async function checkPermissions(
     title: report.ok ? "permissions as intended" : "permissions differ from the intended set",
     detail: report.lines,
     shotsUsable,
+    journalUsable,
   };
 }
 
@@ -179,6 +182,60 @@ async function checkShotsFolder(report: PermissionLines, config: Config): Promis
     }`,
   );
   return false;
+}
+
+/** Read and write on the journal's folder when journaling is on; returns whether it can write. */
+async function checkJournalFolder(report: PermissionLines, config: Config): Promise<boolean> {
+  if (config.journalFile === undefined) {
+    report.pass("journal: off (PHONE_EYE_JOURNAL and --journal unset), so no call is recorded");
+    return true;
+  }
+  const dir = journalFolder(config.journalFile);
+  const refused: string[] = [];
+  for (const kind of ["read", "write"] as const) {
+    if (!(await report.query({ name: kind, path: dir }))) refused.push(kind);
+  }
+  if (refused.length === 0) {
+    report.pass(`read/write ${dir} (the folder of PHONE_EYE_JOURNAL): granted`);
+    return true;
+  }
+  report.fail(
+    `${
+      refused.join("/")
+    } ${dir} (the folder of PHONE_EYE_JOURNAL): refused, so no call is recorded; ${
+      journalGrantFix(dir)
+    }`,
+  );
+  return false;
+}
+
+/**
+ * Where the journal goes and how the file is bounded, when journaling is on (null when off: the
+ * permission check's "journal: off" line says so). Information: a refused folder already fails
+ * the permission check, which sets the exit status.
+ */
+export function journalPolicy(config: Config, folder: { usable: boolean }): Check | null {
+  const file = config.journalFile;
+  if (file === undefined) return null;
+  if (!folder.usable) {
+    return {
+      ok: true,
+      info: true,
+      title: `journal not written: ${journalFolder(file)} is refused`,
+      detail: ["see the permissions above for the fix; calls are served, but none is recorded"],
+    };
+  }
+  return {
+    ok: true,
+    info: true,
+    title: `journal on: ${file}`,
+    detail: [
+      "one JSON line per tool call (docs/journal.md); typed text is left out for password fields",
+      `past ${
+        JOURNAL_MAX_BYTES / (1024 * 1024)
+      } MiB the file becomes ${file}.1 (one previous file kept)`,
+    ],
+  };
 }
 
 /**

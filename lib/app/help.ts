@@ -69,6 +69,12 @@ const HELP: { readonly [name in EnvVar]: Omit<EnvVarHelp, "name"> } = {
       "MiB phone-eye's own screenshots may take in PHONE_EYE_SHOTS (at least 8); the oldest go first, other files stay",
     default: { value: String(DEFAULT_SHOTS_MAX_MB) },
   },
+  PHONE_EYE_JOURNAL: {
+    flag: "--journal",
+    meaning:
+      "file to append one JSON line per tool call to (docs/journal.md); past 16 MiB it becomes FILE.1; unset = nothing recorded",
+    default: "unset",
+  },
   PHONE_EYE_ADB_TIMEOUT_MS: {
     meaning: "limit for each adb call",
     default: { value: String(DEFAULT_ADB_TIMEOUT_MS) },
@@ -128,6 +134,9 @@ export const USAGE =
 
 Usage: phone-eye [--serial SERIAL] [--http HOST:PORT [--tls-cert FILE --tls-key FILE]]
                  [--doctor | --help | --version]
+       phone-eye [--journal FILE] ...    (as above, each tool call on record)
+       phone-eye --replay FILE [--device SERIAL]
+       phone-eye --maestro FILE
 
   --serial SERIAL     the one phone to drive (as in "adb devices"; ip:port for Wi-Fi).
                       Overrides ANDROID_SERIAL.
@@ -136,6 +145,12 @@ Usage: phone-eye [--serial SERIAL] [--http HOST:PORT [--tls-cert FILE --tls-key 
                       PHONE_EYE_HTTP_TOKEN only a loopback address is served.
   --tls-cert FILE     with --http: serve HTTPS with this PEM certificate (chain)
   --tls-key FILE      with --http: the PEM private key of that certificate
+  --journal FILE      append one JSON line per tool call to FILE. Overrides PHONE_EYE_JOURNAL.
+  --replay FILE       run a journal's actions on a phone, without a model, waiting before each
+                      step for what the recording saw; exit 0 all matched, 1 one diverged,
+                      2 bad input (docs/replay.md)
+  --device SERIAL     with --replay: the phone to replay on (default: as when serving)
+  --maestro FILE      write a journal's actions as a Maestro flow (YAML) on stdout
   --doctor            check adb, the phone, the vision route and the permissions, then exit
   --help              print this help
   --version           print the version

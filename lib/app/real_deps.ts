@@ -11,6 +11,7 @@ import { realClock } from "../core/clock.ts";
 import { createGarbageCollector, type GarbageCollector } from "../core/memory.ts";
 import type { ServerDeps } from "../mcp/server.ts";
 import { createShotSaver } from "../screen/shots.ts";
+import { createJournal, type Journal } from "../mcp/journal.ts";
 import type { Vision } from "../vision/route.ts";
 import { createVision } from "../vision/vision.ts";
 import { logError } from "./print.ts";
@@ -30,6 +31,33 @@ function shotSaver(config: Config): ((png: Uint8Array) => Promise<string>) | und
     },
     now: Date.now,
     randomId: () => crypto.randomUUID().slice(0, 8),
+  });
+}
+
+/** The journal over the real file system, or undefined when none is configured. */
+export function journal(config: Config): Journal | undefined {
+  if (config.journalFile === undefined) return undefined;
+  return createJournal({
+    path: config.journalFile,
+    files: {
+      async append(path, bytes) {
+        // O_APPEND: each write lands at the end, whole, whoever else appends.
+        using file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
+        let written = 0;
+        while (written < bytes.length) written += await file.write(bytes.subarray(written));
+      },
+      size: (path) =>
+        Deno.stat(path).then(
+          (info) => info.size,
+          (error) => {
+            if (error instanceof Deno.errors.NotFound) return undefined;
+            throw error;
+          },
+        ),
+      rename: (from, to) => Deno.rename(from, to),
+    },
+    now: Date.now,
+    logError,
   });
 }
 
@@ -78,6 +106,7 @@ export function serverDeps(config: Config): Served {
     clock: realClock,
     memory,
     logError,
+    journal: journal(config),
   };
   return { deps, memory, running };
 }

@@ -87,6 +87,8 @@ export interface Config {
   shotsDir: string | undefined;
   /** What phone-eye's own files in shotsDir may take together, in bytes. */
   shotsMaxBytes: number;
+  /** The journal file (--journal, else PHONE_EYE_JOURNAL); undefined = nothing is recorded. */
+  journalFile: string | undefined;
   /** How long phone_look may run before it answers with what has arrived (lookBudgetMs). */
   lookBudgetMs: number;
   /**
@@ -100,6 +102,8 @@ export interface Config {
 export interface LoadOptions {
   /** The --serial flag's value (lib/config/flags.ts): the one phone to drive, over ANDROID_SERIAL. */
   serial?: string | undefined;
+  /** The --journal flag's value: the journal file, over PHONE_EYE_JOURNAL. */
+  journal?: string | undefined;
   /**
    * How vision credentials that would travel unencrypted (keyInClear) are treated.
    * "refuse" (serving): a ConfigError, so phone-eye does not start. "report" (--doctor): vision
@@ -139,6 +143,7 @@ export function loadConfig(readEnv: ReadEnv, options: LoadOptions = {}): Config 
     shotsMaxBytes: readNumber(readEnv, "PHONE_EYE_SHOTS_MAX_MB", SHOTS_MAX_MB, {
       fallback: DEFAULT_SHOTS_MAX_MB,
     }) * 1024 * 1024,
+    journalFile: nonEmpty(options.journal) ?? nonEmpty(readEnv("PHONE_EYE_JOURNAL")),
     lookBudgetMs: lookBudgetMs(vision),
     visionAllowHttp,
   };

@@ -3,7 +3,7 @@
 
 import { ConfigError } from "./config.ts";
 
-export type Command = "serve" | "help" | "version" | "doctor";
+export type Command = "serve" | "help" | "version" | "doctor" | "replay" | "maestro";
 
 /**
  * phone-eye's flags, as node:util's parseArgs reads them: `--serial VALUE` or `--serial=VALUE`,
@@ -14,12 +14,24 @@ const FLAGS = {
   http: { type: "string" },
   "tls-cert": { type: "string" },
   "tls-key": { type: "string" },
+  journal: { type: "string" },
+  replay: { type: "string" },
+  device: { type: "string" },
+  maestro: { type: "string" },
   doctor: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
 
-type ValueFlag = "serial" | "http" | "tls-cert" | "tls-key";
+type ValueFlag =
+  | "serial"
+  | "http"
+  | "tls-cert"
+  | "tls-key"
+  | "journal"
+  | "replay"
+  | "device"
+  | "maestro";
 
 /** What each flag with a value takes: its name in --help, and what a missing value is told. */
 const VALUES: { readonly [name in ValueFlag]: { form: string; needs: string } } = {
@@ -30,6 +42,10 @@ const VALUES: { readonly [name in ValueFlag]: { form: string; needs: string } } 
   http: { form: "HOST:PORT", needs: "the address to serve, such as 127.0.0.1:8080" },
   "tls-cert": { form: "FILE", needs: "a PEM certificate file" },
   "tls-key": { form: "FILE", needs: "the PEM private key file of the certificate" },
+  journal: { form: "FILE", needs: "the file to append one line per tool call to" },
+  replay: { form: "FILE", needs: "the journal file to replay" },
+  device: { form: "SERIAL", needs: "the serial of the phone to replay on" },
+  maestro: { form: "FILE", needs: "the journal file to write as a Maestro flow" },
 };
 
 /** The flags as a person types them, for the messages below and a check against --help. */
@@ -45,6 +61,13 @@ export interface CommandLine {
   http?: string;
   tlsCert?: string;
   tlsKey?: string;
+  /** --journal FILE: where each tool call's line goes (lib/mcp/journal.ts). */
+  journal?: string;
+  /** --replay FILE / --maestro FILE: the journal to replay or export (lib/app/replay.ts, maestro.ts). */
+  replay?: string;
+  maestro?: string;
+  /** --device SERIAL: with --replay, the phone to replay on. */
+  device?: string;
 }
 
 const VALUE_KEYS = {
@@ -52,6 +75,10 @@ const VALUE_KEYS = {
   http: "http",
   "tls-cert": "tlsCert",
   "tls-key": "tlsKey",
+  journal: "journal",
+  replay: "replay",
+  device: "device",
+  maestro: "maestro",
 } as const;
 
 /** What a refused command line is told: the flags there are, and where they are explained. */
@@ -113,6 +140,18 @@ export async function parseCommandLine(
     ? "version"
     : switches.has("doctor")
     ? "doctor"
+    : values.replay !== undefined
+    ? "replay"
+    : values.maestro !== undefined
+    ? "maestro"
     : "serve";
+  if (values.replay !== undefined && values.maestro !== undefined) {
+    throw new ConfigError("give --replay FILE or --maestro FILE, not both");
+  }
+  if (values.device !== undefined && command !== "replay") {
+    throw new ConfigError(
+      "--device names the phone --replay runs on; to pick the phone to serve, use --serial",
+    );
+  }
   return { command, ...values };
 }

@@ -5,12 +5,18 @@ import type { LookCall, LookDeps } from "./deps.ts";
 import { fuseLook } from "./fuse.ts";
 import { gatherLook, type LookOutcomes } from "./gather.ts";
 import { lookText } from "./words.ts";
+import type { Size, UiElement } from "../screen/ui_tree.ts";
 
 /** What a look answers: the text the agent reads, and whether it is a failure. */
 export interface LookAnswer {
   text: string;
   /** True when neither channel gave anything: the tool result is then an error. */
   failed: boolean;
+  /** What was seen, as data for the journal: the tree read and the screenshot's size, if any. */
+  tree: UiElement[] | undefined;
+  screen: Size | undefined;
+  /** The wait's outcome, when the look waited (look_wait.ts). */
+  waited?: { met: boolean };
 }
 
 /** Steps 2 and 3 together: the text, a failure only when both channels failed. */
@@ -18,6 +24,8 @@ export function lookAnswer(outcomes: LookOutcomes): LookAnswer {
   return {
     text: lookText(fuseLook(outcomes)),
     failed: !outcomes.vision.ok && !outcomes.tree.ok,
+    tree: outcomes.tree.ok ? outcomes.tree.value : undefined,
+    screen: outcomes.vision.ok ? outcomes.vision.value.screen : undefined,
   };
 }
 

@@ -6,7 +6,9 @@ import { gatherLook, type LookOutcomes, type Outcome } from "./gather.ts";
 import { type LookAnswer, lookAnswer } from "./look.ts";
 import { lookProgress, seconds } from "./progress.ts";
 import { WAIT_CANCELLED } from "./words.ts";
+import type { Clock } from "../core/clock.ts";
 import { AgentError } from "../core/errors.ts";
+import type { PhoneScreen } from "../screen/phone_screen.ts";
 import { matchElements } from "../screen/find_element.ts";
 import { readUiTree } from "../screen/screen.ts";
 import { within } from "../screen/settle.ts";
@@ -36,13 +38,15 @@ export function waitLimitMs(timeoutMs: number, lookBudgetMs: number): number {
 }
 
 /** What the polls found: how many reads of the screen they checked, and what ended them. */
-interface Polled {
+export interface Polled {
   /** Reads of the screen that gave a tree and were checked against the condition. */
   checks: number;
   /** The matches when the condition held (none for wait_gone), and when, from the wait's start. */
   met: { matches: UiElement[]; afterMs: number } | undefined;
   /** The phone stopped answering (a lost link, not a moving screen): the look says why. */
   stopped: boolean;
+  /** The last tree a poll read, if any. */
+  last: UiElement[] | undefined;
 }
 
 /**
@@ -76,13 +80,19 @@ export async function waitThenLook(
   const signal = AbortSignal.any([call.signal, leftover.signal]);
   let polled: Polled;
   try {
-    polled = await poll(deps, wait, { started, limit, signal });
+    polled = await pollFor(deps.screens.of(deps.device), wait.name, {
+      gone: wait.gone,
+      started,
+      deadline: started + limit,
+      clock,
+      signal,
+    });
   } finally {
     await progress.stop();
   }
   if (call.signal.aborted) {
     leftover.abort();
-    return { text: WAIT_CANCELLED, failed: true };
+    return { text: WAIT_CANCELLED, failed: true, tree: undefined, screen: undefined };
   }
   const waited = clock.now() - started;
   const report = call.progress;
@@ -105,20 +115,26 @@ export async function waitThenLook(
   }
   const answer = lookAnswer(outcomes);
   const line = waitedLine(wait, { limit, waited }, polled, outcomes.tree);
-  return { ...answer, text: `[waited]\n${line}\n\n${answer.text}` };
+  return {
+    ...answer,
+    text: `[waited]\n${line}\n\n${answer.text}`,
+    waited: { met: polled.met !== undefined },
+  };
 }
 
-/** Reads the tree every WAIT_GAP_MS at most until the condition holds or `limit` has passed. */
-async function poll(
-  deps: LookDeps,
-  wait: WaitCondition,
-  run: { started: number; limit: number; signal: AbortSignal },
+/**
+ * Reads the tree every WAIT_GAP_MS at most until `name` is on screen (or, with `gone`, is not), or
+ * the deadline passes. A screen still moving (idle-state errors) is polled again; a phone that
+ * stops answering ends the polls (`stopped`). phone_look's wait_for and `phone-eye --replay` wait
+ * with this.
+ */
+export async function pollFor(
+  screen: PhoneScreen,
+  name: string,
+  how: { gone: boolean; started: number; deadline: number; clock: Clock; signal: AbortSignal },
 ): Promise<Polled> {
-  const { device, clock } = deps;
-  const { started, limit, signal } = run;
-  const screen = deps.screens.of(device);
-  const deadline = started + limit;
-  const polled: Polled = { checks: 0, met: undefined, stopped: false };
+  const { gone, started, deadline, clock, signal } = how;
+  const polled: Polled = { checks: 0, met: undefined, stopped: false, last: undefined };
   try {
     while (!signal.aborted) {
       const at = clock.now();
@@ -138,8 +154,9 @@ async function poll(
       if (read !== undefined) {
         screen.remember({ elements: read, at: clock.now() });
         polled.checks += 1;
-        const matches = matchElements(read, wait.name);
-        if (wait.gone ? matches.length === 0 : matches.length > 0) {
+        polled.last = read;
+        const matches = matchElements(read, name);
+        if (gone ? matches.length === 0 : matches.length > 0) {
           polled.met = { matches, afterMs: clock.now() - started };
           break;
         }

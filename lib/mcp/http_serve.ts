@@ -14,6 +14,7 @@ import { MAX_LINE_BYTES } from "./stdio_lines.ts";
 import { answeringOrigins } from "./http_cors.ts";
 import { gate, refusal } from "./http_gate.ts";
 import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
+import { withClient } from "./journal.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
 export interface HttpServeDeps {
@@ -175,7 +176,8 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
       inFlight.set(client, open + 1);
       let served: SessionExchange;
       try {
-        served = await route(request);
+        // The client's address, for the journal (lib/mcp/journal.ts).
+        served = await route(withClient(request, client));
       } catch (error) {
         release(client);
         deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);

@@ -16,7 +16,10 @@ import { SETTLE_BUDGET_S } from "../tools/acting.ts";
 import { TOOLS } from "../tools/index.ts";
 import { AgentError, errorText, failureWords, ToolInputError } from "../core/errors.ts";
 import { errorResult, type ToolCall, type ToolDeps } from "../tools/call.ts";
-import type { ArgsOf, ServeTool, Tool, ToolDef, ToolSchema } from "../tools/tool.ts";
+import { createCallRecord } from "../tools/call_record.ts";
+import type { ArgsOf, Checked, ServeTool, Tool, ToolDef, ToolSchema } from "../tools/tool.ts";
+import type { Device } from "../adb/device.ts";
+import { CLIENT_HEADER, type Journal, type JournalClient, type Outcome } from "./journal.ts";
 
 /**
  * What the client puts before the model. The first line carries the loop on its own: Codex's
@@ -35,6 +38,30 @@ device: when the server drives several phones, phone_devices lists them; pass th
 export interface ServerDeps extends ToolDeps {
   /** Where unexpected failures are reported (stderr in production); never the tool result. */
   logError: (message: string) => void;
+  /** Where each call's line goes when it ends (PHONE_EYE_JOURNAL); undefined: no journal. */
+  journal?: Journal | undefined;
+}
+
+/** What running a call learned beside its result: how it ended, the phone it drove. */
+interface Ran {
+  outcome: Outcome;
+  device: Device | undefined;
+}
+
+/** Who called, for the journal: an HTTP client's address (http_serve.ts) and session, or stdio. */
+function clientOf(ctx: ServerContext): JournalClient {
+  const request = ctx.http?.req;
+  if (request === undefined) return { via: "stdio" };
+  return {
+    via: "http",
+    address: request.headers.get(CLIENT_HEADER) ?? undefined,
+    session: ctx.sessionId,
+  };
+}
+
+/** A call that acts at a point: a tap or long press by x and y, or a swipe. */
+function hasPoint(args: unknown): boolean {
+  return args !== null && typeof args === "object" && ("x" in args || "x1" in args);
 }
 
 /**
@@ -70,6 +97,7 @@ function toolCall(ctx: ServerContext, session: Session): ToolCall {
   const request = ctx.http?.req?.signal;
   return {
     session,
+    record: createCallRecord(),
     signal: request === undefined
       ? ctx.mcpReq.signal
       : AbortSignal.any([ctx.mcpReq.signal, request]),
@@ -116,6 +144,8 @@ function deviceOf(args: unknown): string | undefined {
 export interface CreateServerOptions {
   /** The verbs served: TOOLS unless a test serves its own. */
   tools?: readonly Tool[];
+  /** Who the journal says called, when the transport cannot tell (a replay in process). */
+  client?: JournalClient;
   /**
    * What this client has been told (the first look's vision note), kept across its calls. A fresh
    * one by default: on stdio the one connection's server lives as long as the process; over HTTP
@@ -125,7 +155,7 @@ export interface CreateServerOptions {
 }
 
 export function createServer(deps: ServerDeps, options: CreateServerOptions = {}): McpServer {
-  const { tools = TOOLS, session = createSession() } = options;
+  const { tools = TOOLS, session = createSession(), client } = options;
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
     // The tool list never changes while the server runs. Declared here, before any tool is
@@ -136,15 +166,44 @@ export function createServer(deps: ServerDeps, options: CreateServerOptions = {}
   // The SDK runs each verb's schema before this (tool.ts, checkedBy), which passes on a refusal
   // in phone-eye's words; a failure of the handler itself becomes a result the agent can read.
   const serve: ServeTool = (def) => async (checked, ctx) => {
-    if (!checked.ok) return errorResult(checked.refusal);
+    const call = toolCall(ctx, session);
+    const started = deps.clock.now();
+    const ran: Ran = { outcome: "done", device: undefined };
+    const result = await runTool(def, checked, call, ran);
+    // The call's line in the journal, once it has ended (lib/mcp/journal.ts).
+    await deps.journal?.record({
+      client: client ?? clientOf(ctx),
+      phone: ran.device?.serial ?? deviceOf(checked.ok ? checked.args : undefined) ?? null,
+      verb: def.name,
+      args: checked.ok ? checked.args as Record<string, unknown> : undefined,
+      record: call.record,
+      outcome: result.isError ? ran.outcome === "done" ? "failed" : ran.outcome : "done",
+      words: result.content.find((c) => c.type === "text")?.text ?? "",
+      ms: deps.clock.now() - started,
+    });
+    return result;
+  };
+  const runTool = async <Schema extends ToolSchema>(
+    def: ToolDef<Schema>,
+    checked: Checked<ArgsOf<Schema>>,
+    call: ToolCall,
+    ran: Ran,
+  ): Promise<CallToolResult> => {
+    if (!checked.ok) return ran.outcome = "refused", errorResult(checked.refusal);
     try {
       refuseLoneSurrogates(checked.args);
-      const call = toolCall(ctx, session);
       if (def.phone === false) return await def.handler(deps, checked.args, call);
       // The call's phone, checked against the phones this server may drive (lib/adb/phones.ts).
-      const device = await deps.phones.resolve(deviceOf(checked.args));
-      return await def.handler({ ...deps, device }, checked.args, call);
+      const device = ran.device = await deps.phones.resolve(deviceOf(checked.args));
+      // Coordinates were checked against this size (cached by then): a replay scales them by it.
+      const result = await def.handler({ ...deps, device }, checked.args, call);
+      const size = hasPoint(checked.args)
+        ? await device.screenSize().catch(() => undefined)
+        : undefined;
+      if (size !== undefined) call.record.screen = size;
+      return result;
     } catch (error) {
+      ran.outcome = error instanceof ToolInputError ? "refused" : "failed";
       return failureResult(def, checked.args, error, deps);
     }
   };

@@ -18,6 +18,9 @@ export const SETTLE_BUDGET_S = 15;
 export const loadSettle = (): Promise<typeof import("../screen/settle.ts")> =>
   import("../screen/settle.ts");
 
+/** The journal's facts made of screens (call_facts.ts); loaded on first use, as settle.ts is. */
+export const loadFacts = (): Promise<typeof import("./call_facts.ts")> => import("./call_facts.ts");
+
 /** Finding an element by name on a fresh tree; loaded on the first action that names one. */
 const loadElementTarget = (): Promise<typeof import("../screen/element_target.ts")> =>
   import("../screen/element_target.ts");
@@ -132,6 +135,7 @@ export async function actionResult(
     });
     section = changedSection(acting, settled);
     after = settled.reading;
+    call.record.changed = (await loadFacts()).changeOf(acting.before, settled);
   } catch (error) {
     if (!(error instanceof AgentError)) throw error;
     section = unreadSection(failureWords(READ_AFTER, error));

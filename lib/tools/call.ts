@@ -10,6 +10,7 @@ import type { ReportProgress } from "../core/progress.ts";
 import type { Session } from "../core/session.ts";
 import type { Screens } from "../screen/phone_screen.ts";
 import type { Vision } from "../vision/route.ts";
+import type { CallRecord } from "./call_record.ts";
 
 /**
  * The resources the verbs share, one object created per process (lib/app/real_deps.ts; tests build
@@ -51,6 +52,8 @@ export interface ToolCall {
   progress: ReportProgress | undefined;
   /** The session the call belongs to: what this client has already been told. */
   session: Session;
+  /** What the verb found out that the journal keeps (lib/tools/call_record.ts). */
+  record: CallRecord;
 }
 
 export function textResult(text: string): CallToolResult {

@@ -4,7 +4,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { characterName, scanCharacters } from "../core/characters.ts";
-import { elementName } from "./acting.ts";
+import { elementName, loadFacts } from "./acting.ts";
 import { ToolInputError } from "../core/errors.ts";
 import { defineTool, deviceArg, LOOKS_ONLY } from "./tool.ts";
 import type { LookAnswer } from "../look/look.ts";
@@ -80,7 +80,12 @@ export const phoneLook = defineTool({
         gone: wait_gone !== undefined,
         timeoutMs: timeout_ms ?? WAIT_DEFAULT_MS,
       };
-      return lookResult(await waitThenLook(deps, asked, wait, call));
+      const answer = await waitThenLook(deps, asked, wait, call);
+      call.record.observed = {
+        ...(await loadFacts()).observationOf(answer.tree, answer.screen),
+        waited: { name, gone: wait.gone, met: answer.waited?.met ?? false },
+      };
+      return lookResult(answer);
     }
     if (timeout_ms !== undefined) {
       throw new ToolInputError({
@@ -89,7 +94,9 @@ export const phoneLook = defineTool({
       });
     }
     const { look } = await loadLook();
-    return lookResult(await look(deps, asked, call));
+    const answer = await look(deps, asked, call);
+    call.record.observed = (await loadFacts()).observationOf(answer.tree, answer.screen);
+    return lookResult(answer);
   },
   preload: () => Promise.all([loadLook(), loadWait()]),
 });

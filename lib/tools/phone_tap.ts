@@ -8,6 +8,7 @@ import {
   actionResult,
   beginAction,
   elementField,
+  loadFacts,
   locate,
   SETTLE_SENTENCE,
   settleField,
@@ -63,6 +64,9 @@ export const phoneTap = defineTool({
     const found = element === undefined
       ? undefined
       : await locate(deps, { name: element, signal: call.signal });
+    if (element !== undefined && found !== undefined) {
+      call.record.target = (await loadFacts()).targetOf(element, found);
+    }
     const { x, y } = found?.element.center ?? { x: givenX ?? 0, y: givenY ?? 0 };
     const named = found === undefined ? "" : ` ${found.described}:`;
     await checkOnScreen(device, [["the point", x, y]]);

@@ -20,6 +20,7 @@ import {
   actionResult,
   beginAction,
   elementField,
+  loadFacts,
   locate,
   SETTLE_SENTENCE,
   settleField,
@@ -56,12 +57,14 @@ export const phoneType = defineTool({
         // Refused with nothing sent: the tree the lookup read stays the phone's last seen screen.
         throw new ToolInputError({ what: await notTextField(element, field) });
       }
+      call.record.target = (await loadFacts()).targetOf(element, field);
     }
     // The tap on the field and the typing go to the phone as one command (tapThen).
     const tapFirst = field?.element.center;
     const into = field === undefined ? "" : `Tapped ${field.described}, then: `;
     const other = scanCharacters(text).beyondAscii;
     const acting = beginAction(deps, { settle, found: field });
+    call.record.password = (await loadFacts()).passwordOf(call.record.target, acting.before);
     if (other === undefined) {
       const typing = typeTextCommand(text);
       const command = tapFirst === undefined ? typing : tapThen(tapFirst.x, tapFirst.y, typing);

@@ -205,7 +205,7 @@ Deno.test("--doctor under the full production set: all green, and unconfigured v
       assert.match(green.stdout, /^ +answer: OK$/m);
       assert.match(green.stdout, /^ +ok {2}run adb: granted$/m);
       assert.match(green.stdout, /^ +ok {2}run sh \(anything but adb\): refused$/m);
-      assert.match(green.stdout, /^ +ok {2}env: 12 of phone-eye's 12 variables readable$/m);
+      assert.match(green.stdout, /^ +ok {2}env: 13 of phone-eye's 13 variables readable$/m);
       assert.match(green.stdout, /^ +ok {2}env of anything else: refused$/m);
       assert.match(green.stdout, /^ +ok {2}read outside the screenshot folder: refused$/m);
       assert.match(green.stdout, /^ +ok {2}ffi: refused$/m);

@@ -24,7 +24,7 @@ Deno.test({
     assert.deepEqual(await parseCommandLine(["--"]), { command: "serve" });
     // Each refusal in phone-eye's words, naming what was wrong and the flags there are.
     const flags =
-      "the flags are --serial SERIAL, --http HOST:PORT, --tls-cert FILE, --tls-key FILE, --doctor, --help and --version " +
+      "the flags are --serial SERIAL, --http HOST:PORT, --tls-cert FILE, --tls-key FILE, --journal FILE, --replay FILE, --device SERIAL, --maestro FILE, --doctor, --help and --version " +
       "(--help says what each does)";
     const refusals: Array<[string[], string]> = [
       [["--shell", "rm"], `unknown flag --shell; ${flags}`],
@@ -70,7 +70,8 @@ Deno.test("deno task start with a wrong flag answers in phone-eye's words, exit 
   assert.match(lines[0] ?? "", /^Task start deno run /);
   assert.deepEqual(lines.slice(1), [
     "phone-eye: unknown flag --bogus; the flags are --serial SERIAL, --http HOST:PORT, " +
-    "--tls-cert FILE, --tls-key FILE, --doctor, --help and --version (--help says what each does)",
+    "--tls-cert FILE, --tls-key FILE, --journal FILE, --replay FILE, --device SERIAL, --maestro FILE, " +
+    "--doctor, --help and --version (--help says what each does)",
   ]);
   assert.equal(code, 2);
   assert.equal(new TextDecoder().decode(stdout), "");

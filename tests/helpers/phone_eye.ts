@@ -7,6 +7,7 @@ import {
   permissionFlags,
   type PermissionSet,
   readPermissionSet,
+  withJournalDir,
   withShotsDir,
   withVisionHosts,
 } from "../../scripts/permissions.ts";
@@ -26,9 +27,13 @@ export async function startFlags(): Promise<string[]> {
 }
 
 /** The production set with its vision hosts swapped for loopback (and the shots folder, if any). */
-export async function testPermissionFlags(shotsDir?: string): Promise<string[]> {
+export async function testPermissionFlags(
+  shotsDir?: string,
+  journalDir?: string,
+): Promise<string[]> {
   let set = withVisionHosts(await productionSet(), ["127.0.0.1"]);
   if (shotsDir !== undefined) set = withShotsDir(set, shotsDir);
+  if (journalDir !== undefined) set = withJournalDir(set, journalDir);
   return permissionFlags(set);
 }
 
@@ -47,6 +52,8 @@ export interface PhoneEyeOptions {
   env: Record<string, string>;
   args?: string[];
   shotsDir?: string;
+  /** The journal's folder, granted as the screenshot folder is (scripts/permissions.ts). */
+  journalDir?: string;
   /** Replaces the permission flags entirely (for refusal tests). */
   flags?: string[];
   /** Replaces the start task's runtime flags (benches compare start-up without them). */
@@ -83,7 +90,7 @@ export async function denoEnv(): Promise<Record<string, string>> {
 }
 
 export async function startPhoneEye(options: PhoneEyeOptions): Promise<PhoneEyeProcess> {
-  const flags = options.flags ?? await testPermissionFlags(options.shotsDir);
+  const flags = options.flags ?? await testPermissionFlags(options.shotsDir, options.journalDir);
   const transport = new DenoStdioClientTransport({
     command: Deno.execPath(),
     args: [

@@ -35,6 +35,8 @@ export interface RigOptions {
   env?: Record<string, string>;
   /** A screenshot folder: set as PHONE_EYE_SHOTS and granted by the permission flags. */
   shotsDir?: string;
+  /** The journal's folder: granted by the permission flags (PHONE_EYE_JOURNAL set by the test). */
+  journalDir?: string;
   /** Replaces phone-eye's permission flags entirely. */
   flags?: string[];
   /** Command-line arguments for main.ts. */
@@ -128,6 +130,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
         await startPhoneEye({
           env,
           ...(options.shotsDir === undefined ? {} : { shotsDir: options.shotsDir }),
+          ...(options.journalDir === undefined ? {} : { journalDir: options.journalDir }),
           ...(options.flags === undefined ? {} : { flags: options.flags }),
           ...(options.args === undefined ? {} : { args: options.args }),
         }),

@@ -84,6 +84,7 @@ Deno.test({
       // adb's variables are granted only to be passed on to adb: no setting of phone-eye's.
       GRANTED.filter((name) =>
         name !== "PHONE_EYE_SHOTS" && name !== "PHONE_EYE_SHOTS_MAX_MB" &&
+        name !== "PHONE_EYE_JOURNAL" &&
         !ADB_ENV_VARS.some((adb) => adb === name)
       ),
     );
