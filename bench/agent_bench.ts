@@ -4,7 +4,8 @@
 //                  what the next step needs), coordinates read from the look's [ui-tree];
 //   settle+names   phone-eye's acting verbs with settle, element names, and phone_look wait_for;
 //   mobile-mcp     the peer's list_elements_on_screen after every action, as look-act-look.
-// Prints tool calls, wall time (median over --runs) and stale looks per task and way. A look is
+// Prints tool calls, wall time (median over --runs), the wall time with a model turn of TURN_S
+// before each call, each against mobile-mcp, and stale looks per task and way. A look is
 // stale when its answer arrives while the sim is mid-transition (an app switch still drawing, or
 // the snackbar due): the screen it reports is about to change.
 //
@@ -20,6 +21,8 @@ import { median } from "./stats.ts";
 import { startStdioServer, type StdioServer, type StdioServerCommand } from "./stdio_server.ts";
 
 const MAIN_TS = new URL("../main.ts", import.meta.url).pathname;
+/** What a model turn costs before each tool call, in the table's second wall-time column. */
+const TURN_S = 3;
 /** How many looks an agent takes before giving up on what it waits for. */
 const MAX_LOOKS = 30;
 
@@ -284,20 +287,34 @@ async function main(argv: string[]): Promise<void> {
     }
 
     console.log(
-      `agent loop on the simulated phone (REALISTIC_MOTION: app switch 400 ms, "Saved" after 300 ms${
+      `agent loop on the simulated phone (REALISTIC_MOTION: each UI dump waits for ${REALISTIC_MOTION.dumpIdle?.quietMs} ms of quiet, app switch 400 ms, "Saved" after 300 ms${
         latency > 0 ? `, ${latency} ms per adb command` : ""
-      }), median of ${runs} runs; no vision route, so a look is its UI tree\n`,
+      }), median of ${runs} runs; no vision route, so a look is its UI tree. An agent's model takes a turn before each tool call: "at ${TURN_S} s per turn" adds that many seconds per call to the measured wall time, and the ratios compare each way with mobile-mcp\n`,
     );
-    console.log("| task | way | tool calls | wall time | stale looks |");
-    console.log("| --- | --- | ---: | ---: | ---: |");
+    console.log(
+      `| task | way | tool calls | × peer | wall time (0 s per turn) | × peer | at ${TURN_S} s per turn | × peer | stale looks |`,
+    );
+    console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    const peerLabel = "mobile-mcp look-act-look";
     for (const task of TASKS) {
+      const peerRow = rows.get(`${task.name}\u0000${peerLabel}`);
+      const ratio = (mine: number, theirs: number | undefined) =>
+        theirs === undefined ? "–" : `${(mine / theirs).toFixed(2)}×`;
       for (const way of ways) {
         const row = rows.get(`${task.name}\u0000${way.label}`);
         if (!row) continue;
+        const calls = median(row.calls);
+        const ms = median(row.ms);
+        const withTurns = ms + calls * TURN_S * 1000;
+        const peerCalls = peerRow && median(peerRow.calls);
+        const peerMs = peerRow && median(peerRow.ms);
+        const peerTurns = peerRow && peerMs! + peerCalls! * TURN_S * 1000;
         console.log(
-          `| ${task.name} | ${way.label} | ${median(row.calls)} | ${
-            Math.round(median(row.ms))
-          } ms | ${row.stale} in ${runs} runs |`,
+          `| ${task.name} | ${way.label} | ${calls} | ${ratio(calls, peerCalls)} | ${
+            Math.round(ms)
+          } ms | ${ratio(ms, peerMs)} | ${(withTurns / 1000).toFixed(1)} s | ${
+            ratio(withTurns, peerTurns)
+          } | ${row.stale} in ${runs} runs |`,
         );
       }
     }
