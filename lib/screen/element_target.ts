@@ -37,7 +37,7 @@ export async function locateElement(
   const { clock, name, prefer } = target;
   const elements = await readUiTree(screen, clock);
   const before = screen.remember({ elements, at: clock.now() });
-  const found = findElement(elements, name, prefer);
+  const found = findElement(elements, name, { prefer });
   if (found.kind !== "one") throw new ToolInputError({ what: notFoundWhat(name, found) });
   // The action is about to change the screen: this tree is "before" now, not the phone's last.
   screen.forget();
