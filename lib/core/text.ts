@@ -101,12 +101,20 @@ function cutScreenText(s: string): string {
   return `${s.slice(0, keep).trimEnd()}…`;
 }
 
+// Typographic quotes and dashes as a keyboard types them: apps write "Don’t allow" and "Wi‑Fi"
+// (U+2019, U+2011), an agent types "Don't allow" and "Wi-Fi".
+const QUOTES = /[\u2018\u2019\u201a\u201b\u2032\uff07]/g;
+const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033\uff02]/g;
+const DASHES = /[\u2010-\u2015\u2212\ufe58\ufe63\uff0d]/g;
+
 /**
  * What names are compared by, on both sides, so a name matches however its text was written:
  * screen text on one line (oneLine), compatibility forms folded (NFKC: full-width letters, "…"
- * as "..."), lower case, and final sigma as sigma (a cut can end a word that did not end).
+ * as "..."), typographic quotes and dashes as typed, lower case, and final sigma as sigma (a cut
+ * can end a word that did not end).
  */
 export function nameKey(text: string): string {
   if (PLAIN.test(text)) return text.toLowerCase();
-  return oneLine(text).normalize("NFKC").toLowerCase().replaceAll("ς", "σ");
+  return oneLine(text).normalize("NFKC").replace(QUOTES, "'").replace(DOUBLE_QUOTES, '"')
+    .replace(DASHES, "-").toLowerCase().replaceAll("ς", "σ");
 }

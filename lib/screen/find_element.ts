@@ -5,7 +5,14 @@ import { closestNames } from "../core/near_names.ts";
 import { nameKey, screenText } from "../core/text.ts";
 import type { UiElement } from "./ui_tree.ts";
 import { classLabel, shortName } from "./ui_tree_labels.ts";
-import { type MatchTree, onePerPlace, treeOf, type WorkMeter } from "./match_tree.ts";
+import {
+  type MatchTree,
+  onePerPlace,
+  shownByClass,
+  shownKey,
+  treeOf,
+  type WorkMeter,
+} from "./match_tree.ts";
 
 export type { WorkMeter } from "./match_tree.ts";
 
@@ -55,34 +62,34 @@ interface Way {
 
 /**
  * The ways a name matches, in order; the first that matches anything decides. The label as
- * phone_look shows it, text or content-desc, whole; then a resource-id or its short name, whole;
- * then a cut label by its visible prefix; then a class among elements with no name; then a part
- * of a text or content-desc. Never a part of a resource-id: "OK" is no name of `checkout_book_order`.
- * The first two are the exact ways.
+ * phone_look shows it, whole; then a text or content-desc, whole; then a resource-id or its short
+ * name, whole; then a cut label by its visible prefix, of a label shown, then of a text or
+ * content-desc; then a class among elements shown by class; then a part of a text or content-desc. Never a part of a resource-id: "OK" is no name of
+ * `checkout_book_order`. The first three are the exact ways.
  */
 function waysOf(tree: MatchTree, want: Wanted): Way[] {
   const { key, prefix, className } = want;
   const k = tree.keys;
-  const shown = (i: number, test: (name: string) => boolean) =>
-    test(k.text(i)) || test(k.desc(i)) || test(k.label(i));
   const ways: Way[] = [
-    { test: (i) => shown(i, (n) => n === key) },
+    { test: (i) => shownKey(tree, i) === key },
+    { test: (i) => k.text(i) === key || k.desc(i) === key },
     { test: (i) => k.id(i) === key || k.idShort(i) === key },
   ];
-  if (prefix) ways.push({ test: (i) => shown(i, (n) => n.startsWith(prefix)) });
+  if (prefix) {
+    ways.push(
+      { test: (i) => shownKey(tree, i).startsWith(prefix) },
+      { test: (i) => k.text(i).startsWith(prefix) || k.desc(i).startsWith(prefix) },
+    );
+  }
   if (className) {
-    ways.push({
-      test: (i) =>
-        tree.interactive[i] === 1 && tree.elements[i]!.label === "" && k.cls(i) === className,
-      byClass: true,
-    });
+    ways.push({ test: (i) => shownByClass(tree, i) && k.cls(i) === className, byClass: true });
   }
   ways.push({ test: (i) => k.text(i).includes(key) || k.desc(i).includes(key) });
   return ways;
 }
 
 /** How many of waysOf's first ways are exact. */
-const EXACT_WAYS = 2;
+const EXACT_WAYS = 3;
 
 /** The indices of the visible elements `test` accepts. */
 function maskOf(tree: MatchTree, test: (i: number) => boolean): Uint8Array {
@@ -135,7 +142,7 @@ export function findElement(
   if (prefer) {
     // A label and a field named alike, one by text and one by resource-id, tie as exact matches.
     const pool = way >= 0 && way < EXACT_WAYS
-      ? onePerPlace(tree, maskOf(tree, (i) => ways[0]!.test(i) || ways[1]!.test(i)), {})
+      ? onePerPlace(tree, maskOf(tree, (i) => ways.slice(0, EXACT_WAYS).some((w) => w.test(i))), {})
       : matches;
     const preferred = pool.length > 1 ? pool.filter(prefer) : [];
     if (preferred.length === 1) return { kind: "one", element: preferred[0]! };

@@ -38,6 +38,16 @@ export interface MatchTree {
   shown: (Bounds | undefined)[];
   interactive: Uint8Array;
   tappable: Uint8Array;
+  /** Has text or content-desc, once cleaned. */
+  spoken: Uint8Array;
+  /** Each element's nearest interactive ancestor (-1: none). */
+  owner: Int32Array;
+  /**
+   * A button-like wrapper's one text, whose label it shows (ui_tree_summary.ts borrows alike): the
+   * wrapper is interactive, not scrollable, with no text or content-desc of its own, holding no
+   * other interactive element and exactly one element with text or content-desc on screen. -1: none.
+   */
+  borrows: Int32Array;
   keys: NameKeys;
   meter: WorkMeter;
 }
@@ -47,30 +57,11 @@ function lazyKeys(elements: readonly UiElement[], of: (e: UiElement) => string) 
   return (i: number): string => cache[i] ??= nameKey(of(elements[i]!));
 }
 
-/** The tree of a dump's elements, in one pass over them (and one for the screen's extent). */
+/** The tree of a dump's elements, in passes over them each linear in their number. */
 export function treeOf(elements: readonly UiElement[], meter: WorkMeter = { steps: 0 }): MatchTree {
   const n = elements.length;
   const extent = rootExtent(elements);
-  const parent = new Int32Array(n);
-  const interactive = new Uint8Array(n);
-  const tappable = new Uint8Array(n);
-  const shown: (Bounds | undefined)[] = new Array(n);
-  const open: number[] = [];
   meter.steps += n;
-  for (let i = 0; i < n; i++) {
-    meter.steps++;
-    const e = elements[i]!;
-    // Each element is pushed once and popped at most once: linear however deep the nesting.
-    while (open.length > 0 && elements[open[open.length - 1]!]!.depth >= e.depth) {
-      meter.steps++;
-      open.pop();
-    }
-    parent[i] = open.length > 0 ? open[open.length - 1]! : -1;
-    open.push(i);
-    interactive[i] = isInteractive(e) ? 1 : 0;
-    tappable[i] = isTappable(e) ? 1 : 0;
-    shown[i] = visibleBounds(e.bounds, extent);
-  }
   const keys: NameKeys = {
     text: lazyKeys(elements, (e) => e.text),
     desc: lazyKeys(elements, (e) => e.contentDesc),
@@ -79,73 +70,109 @@ export function treeOf(elements: readonly UiElement[], meter: WorkMeter = { step
     idShort: lazyKeys(elements, (e) => e.resourceId.includes("/") ? shortName(e.resourceId) : ""),
     cls: lazyKeys(elements, (e) => shortName(e.className) || "element"),
   };
-  return { elements, parent, shown, interactive, tappable, keys, meter };
+  const tree: MatchTree = {
+    elements,
+    parent: new Int32Array(n),
+    shown: new Array(n),
+    interactive: new Uint8Array(n),
+    tappable: new Uint8Array(n),
+    spoken: new Uint8Array(n),
+    owner: new Int32Array(n),
+    borrows: new Int32Array(n).fill(-1),
+    keys,
+    meter,
+  };
+  const { parent, shown, interactive, tappable, spoken, owner } = tree;
+  const open: number[] = [];
+  for (let i = 0; i < n; i++) {
+    meter.steps++;
+    const e = elements[i]!;
+    // Each element is pushed once and popped at most once: linear however deep the nesting.
+    while (open.length > 0 && elements[open[open.length - 1]!]!.depth >= e.depth) {
+      meter.steps++;
+      open.pop();
+    }
+    const p = open.length > 0 ? open[open.length - 1]! : -1;
+    parent[i] = p;
+    open.push(i);
+    interactive[i] = isInteractive(e) ? 1 : 0;
+    tappable[i] = isTappable(e) ? 1 : 0;
+    spoken[i] = keys.text(i) !== "" || keys.desc(i) !== "" ? 1 : 0;
+    shown[i] = visibleBounds(e.bounds, extent);
+    owner[i] = p < 0 ? -1 : interactive[p] ? p : owner[p]!;
+  }
+  findWrappers(tree);
+  return tree;
+}
+
+/** Fills tree.borrows: children come after their parent, so a backward pass sums each subtree. */
+function findWrappers(tree: MatchTree): void {
+  const { elements, parent, interactive, spoken, shown, borrows, meter } = tree;
+  const n = elements.length;
+  const spokenBelow = new Int32Array(n);
+  const lastSpoken = new Int32Array(n).fill(-1);
+  const interactiveBelow = new Uint8Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    meter.steps++;
+    const p = parent[i]!;
+    if (p < 0) continue;
+    spokenBelow[p] = spokenBelow[p]! + spokenBelow[i]!;
+    if (lastSpoken[i]! >= 0) lastSpoken[p] = lastSpoken[i]!;
+    if (!interactive[i] && spoken[i] && shown[i] !== undefined) {
+      spokenBelow[p] = spokenBelow[p]! + 1;
+      lastSpoken[p] = i;
+    }
+    interactiveBelow[p] = interactiveBelow[p]! | interactiveBelow[i]! | interactive[i]!;
+  }
+  for (let i = 0; i < n; i++) {
+    meter.steps++;
+    const wrapper = interactive[i] && !spoken[i] && !elements[i]!.scrollable &&
+      !interactiveBelow[i] && spokenBelow[i] === 1 && shown[i] !== undefined;
+    if (wrapper) borrows[i] = lastSpoken[i]!;
+  }
+}
+
+/** The label phone_look shows for element `i`, as a key; "" when it shows none (or a class). */
+export function shownKey(tree: MatchTree, i: number): string {
+  const from = tree.borrows[i]!;
+  if (from >= 0) return tree.keys.label(from);
+  return tree.interactive[i] || tree.spoken[i] ? tree.keys.label(i) : "";
+}
+
+/** Whether phone_look shows element `i` by its class, `(ImageButton)`: nothing names it. */
+export function shownByClass(tree: MatchTree, i: number): boolean {
+  return tree.interactive[i] === 1 && tree.elements[i]!.label === "" && tree.borrows[i]! < 0;
 }
 
 /**
- * The places `mask`'s matches stand for, in document order, as they would be tapped. A text that
- * is a button-like wrapper's only label stands for the wrapper, which phone_look shows under that
- * label; of matches nested in one another (by the tree, not by bounds, which a child may overrun)
- * the tappable one is kept, else the innermost; matches with the same bounds count once.
- * `byClass`: the matches are elements with no name, picked by class, and are marked classOnly.
+ * The places `mask`'s matches stand for, in document order, as they would be tapped. A wrapper's
+ * one text stands for the wrapper, which phone_look shows under that label; of matches nested in
+ * one another (by the tree, not by bounds, which a child may overrun) the tappable one is kept,
+ * else the innermost; matches with the same bounds count once. `byClass`: the matches are
+ * elements with no name, picked by class, and are marked classOnly.
  */
 export function onePerPlace(
   tree: MatchTree,
   mask: Uint8Array,
   options: { byClass?: boolean | undefined },
 ): UiElement[] {
-  const { placed, borrowed } = wrappersFor(tree, mask);
+  const { meter, owner, borrows } = tree;
+  const placed = new Uint8Array(mask.length);
+  for (let i = 0; i < mask.length; i++) {
+    meter.steps++;
+    if (!mask[i]) continue;
+    const w = owner[i]!;
+    placed[w >= 0 && borrows[w] === i ? w : i] = 1;
+  }
   const kept = outermostTappable(tree, placed);
-  return placesOf(tree, kept, { borrowed, byClass: options.byClass ?? false });
+  return placesOf(tree, kept, { byClass: options.byClass ?? false });
 }
 
 /**
- * `mask` with each match that is a wrapper's only label replaced by the wrapper: interactive, not
- * scrollable, with no text or content-desc of its own, holding no other interactive element and
- * exactly one element with text or content-desc on screen (ui_tree_summary.ts borrows alike).
+ * Of placed matches nested in one another: a match that is not tappable stands for the nearest
+ * tappable match around it (its text); a tappable match holding another gives way to it unless it
+ * stands for a text of its own, which would lose its place; else the innermost is kept.
  */
-function wrappersFor(
-  tree: MatchTree,
-  mask: Uint8Array,
-): { placed: Uint8Array; borrowed: Map<number, number> } {
-  const { elements, parent, interactive, shown, keys, meter } = tree;
-  const n = elements.length;
-  const spoken = (i: number) => keys.text(i) !== "" || keys.desc(i) !== "";
-  // Children come after their parent: a backward pass adds each subtree into its parent.
-  const spokenBelow = new Int32Array(n);
-  const interactiveBelow = new Int32Array(n);
-  for (let i = n - 1; i >= 0; i--) {
-    meter.steps++;
-    const p = parent[i]!;
-    if (p < 0) continue;
-    const spokenHere = !interactive[i] && shown[i] !== undefined && spoken(i) ? 1 : 0;
-    spokenBelow[p] = spokenBelow[p]! + spokenBelow[i]! + spokenHere;
-    interactiveBelow[p] = interactiveBelow[p]! + interactiveBelow[i]! + interactive[i]!;
-  }
-  // ...and a forward pass hands each element its nearest interactive ancestor.
-  const owner = new Int32Array(n).fill(-1);
-  const placed = new Uint8Array(n);
-  const borrowed = new Map<number, number>();
-  for (let i = 0; i < n; i++) {
-    meter.steps++;
-    const p = parent[i]!;
-    owner[i] = p < 0 ? -1 : interactive[p] ? p : owner[p]!;
-    if (!mask[i]) continue;
-    const w = owner[i]!;
-    const wrapper = w >= 0 && !interactive[i] && spoken(i) && !spoken(w) &&
-      !elements[w]!.scrollable && interactiveBelow[w] === 0 && spokenBelow[w] === 1 &&
-      shown[w] !== undefined;
-    if (wrapper) {
-      placed[w] = 1;
-      borrowed.set(w, i);
-    } else {
-      placed[i] = 1;
-    }
-  }
-  return { placed, borrowed };
-}
-
-/** Of placed matches nested in one another, the tappable one, else the innermost. */
 function outermostTappable(tree: MatchTree, placed: Uint8Array): Uint8Array {
   const { parent, tappable, meter } = tree;
   const n = placed.length;
@@ -158,28 +185,28 @@ function outermostTappable(tree: MatchTree, placed: Uint8Array): Uint8Array {
     below[p] = below[p]! | below[i]! | placed[i]!;
     tappableBelow[p] = tappableBelow[p]! | tappableBelow[i]! | (placed[i]! & tappable[i]!);
   }
-  const tappableAbove = new Uint8Array(n);
-  const kept = new Uint8Array(n);
+  // The nearest tappable match around each element, and which of them stand for a text.
+  const around = new Int32Array(n).fill(-1);
+  const hasText = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
     meter.steps++;
     const p = parent[i]!;
-    if (p >= 0) tappableAbove[i] = tappableAbove[p]! | (placed[p]! & tappable[p]!);
+    if (p >= 0) around[i] = placed[p] && tappable[p] ? p : around[p]!;
+    if (placed[i] && !tappable[i] && around[i]! >= 0) hasText[around[i]!] = 1;
+  }
+  const kept = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    meter.steps++;
     if (!placed[i]) continue;
-    // A match holding a match as good (tappable, or either when it is not) gives way to it...
-    const givesWay = tappable[i] ? tappableBelow[i] : below[i];
-    // ...and a match that is not tappable gives way to a tappable one around it.
-    if (!givesWay && (tappable[i] || !tappableAbove[i])) kept[i] = 1;
+    const stays = tappable[i] ? !tappableBelow[i] || hasText[i] : around[i]! < 0 && !below[i];
+    if (stays) kept[i] = 1;
   }
   return kept;
 }
 
 /** The kept matches as elements to tap, once per bounds (a tappable one first). */
-function placesOf(
-  tree: MatchTree,
-  kept: Uint8Array,
-  how: { borrowed: Map<number, number>; byClass: boolean },
-): UiElement[] {
-  const { elements, shown, tappable, meter } = tree;
+function placesOf(tree: MatchTree, kept: Uint8Array, how: { byClass: boolean }): UiElement[] {
+  const { elements, shown, tappable, borrows, meter } = tree;
   const at = new Map<number | string, number>();
   for (let i = 0; i < kept.length; i++) {
     meter.steps++;
@@ -192,12 +219,12 @@ function placesOf(
   const indices = [...at.values()].sort((a, b) => a - b);
   return indices.map((i) => {
     const bounds = shown[i]!;
-    const from = how.borrowed.get(i);
+    const from = borrows[i]!;
     const e = elements[i]!;
     // An element tapped as the dump gave it is returned as it is: no copy of 100,000 matches.
-    if (bounds === e.bounds && from === undefined && !how.byClass) return e;
+    if (bounds === e.bounds && from < 0 && !how.byClass) return e;
     const element: UiElement = { ...e, bounds, center: centerOf(bounds) };
-    if (from !== undefined) element.label = elements[from]!.label;
+    if (from >= 0) element.label = elements[from]!.label;
     if (how.byClass) {
       element.label = shortName(element.className) || "element";
       element.classOnly = true;

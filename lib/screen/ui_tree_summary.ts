@@ -5,11 +5,13 @@ import {
   type Bounds,
   centerOf,
   isInteractive,
+  isTappable,
   rootExtent,
   type Size,
   type UiElement,
   visibleBounds,
 } from "./ui_tree.ts";
+import { nameKey } from "../core/text.ts";
 import { classLabel, isSpoken, shortName } from "./ui_tree_labels.ts";
 
 export const SUMMARY_MAX = 40;
@@ -89,6 +91,8 @@ interface Contents {
   labelledContent: Int32Array;
   /** ...and the last of them (-1: none). */
   soleLabel: Int32Array;
+  /** Per element, its nearest interactive ancestor (-1: none). */
+  ownerOf: Int32Array;
 }
 
 /** Which elements lend their label to a wrapper (absorbed), and which each wrapper takes. */
@@ -127,6 +131,7 @@ function ownedBy(elements: UiElement[], facts: ElementFacts): Contents {
   const labelledContent = new Int32Array(count);
   const soleLabel = new Int32Array(count).fill(-1);
   const ownsInteractive = new Uint8Array(count);
+  const ownerOf = new Int32Array(count).fill(-1);
   const stack: number[] = [];
   for (let i = 0; i < count; i++) {
     const depth = elements[i]?.depth ?? 0;
@@ -136,6 +141,7 @@ function ownedBy(elements: UiElement[], facts: ElementFacts): Contents {
     const parent = stack.length > 0 ? stack[stack.length - 1] ?? -1 : -1;
     const inherited = parent >= 0 ? owner[parent] ?? -1 : -1;
     owner[i] = interactive[i] ? i : inherited;
+    ownerOf[i] = inherited;
     if (interactive[i] && inherited >= 0) ownsInteractive[inherited] = 1;
     if (named[i] && !interactive[i] && inherited >= 0 && shown[i]) {
       labelledContent[inherited] = (labelledContent[inherited] ?? 0) + 1;
@@ -143,13 +149,16 @@ function ownedBy(elements: UiElement[], facts: ElementFacts): Contents {
     }
     stack.push(i);
   }
-  return { ownsInteractive, labelledContent, soleLabel };
+  return { ownsInteractive, labelledContent, soleLabel, ownerOf };
 }
 
-/** A button-like wrapper whose only labelled content is one element takes that label. */
+/**
+ * A button-like wrapper whose only labelled content is one element takes that label; a text that
+ * repeats the name of the control holding it is that control's, one line (as one match).
+ */
 function borrowLabels(elements: UiElement[], facts: ElementFacts, contents: Contents): Borrowed {
   const { interactive, spoken, shown } = facts;
-  const { ownsInteractive, labelledContent, soleLabel } = contents;
+  const { ownsInteractive, labelledContent, soleLabel, ownerOf } = contents;
   const count = elements.length;
   const absorbed = new Uint8Array(count);
   const labelFrom = new Int32Array(count).fill(-1);
@@ -163,6 +172,10 @@ function borrowLabels(elements: UiElement[], facts: ElementFacts, contents: Cont
       labelFrom[i] = child;
       if (child >= 0) absorbed[child] = 1;
     }
+    const owner = elements[ownerOf[i] ?? -1];
+    const echo = !interactive[i] && spoken[i] && owner !== undefined && isTappable(owner) &&
+      isSpoken(owner) && nameKey(owner.label) === nameKey(elements[i]?.label ?? "");
+    if (echo) absorbed[i] = 1;
   }
   return { absorbed, labelFrom };
 }

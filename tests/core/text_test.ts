@@ -92,5 +92,7 @@ test("nameKey compares names however they were written", () => {
   assert.equal(nameKey("\ufeffＯＫ"), "ok");
   assert.equal(nameKey("Loading…"), nameKey("loading..."));
   assert.equal(nameKey("ΟΔΟΣ"), "οδοσ");
+  assert.equal(nameKey("Don\u2019t allow"), "don't allow");
+  assert.equal(nameKey("Wi\u2011Fi \u201chotspot\u201d"), 'wi-fi "hotspot"');
   assert.ok(nameKey("ΟΔΟΣ ΑΘΗΝΑΣ").startsWith(nameKey("ΟΔΟΣ")));
 });

@@ -161,6 +161,59 @@ test("two separate elements named alike stay two, even inside one clickable cont
   );
 });
 
+test("a label as printed wins over the same words hidden behind another element's label", () => {
+  const tree = screen([
+    { text: "Line one", bounds: "[0,100][500,200]" },
+    { text: "Other", desc: "Line one", clickable: true, bounds: "[0,300][500,400]" },
+    {
+      // Shown by the label it takes from its text, not as "(CheckBox)".
+      cls: "android.widget.CheckBox",
+      clickable: true,
+      bounds: "[0,500][500,600]",
+      children: [{ text: "Remember me", bounds: "[100,500][500,600]" }],
+    },
+    { cls: "android.widget.CheckBox", clickable: true, bounds: "[0,700][100,800]" },
+  ]);
+  assert.deepEqual(printedLabels(tree), ["Other", "Remember me", "Line one", "(CheckBox)"]);
+  assert.equal(one(findElement(tree, "Line one")).center.y, 150);
+  assert.equal(one(findElement(tree, "Remember me")).className, "android.widget.CheckBox");
+  assert.equal(one(findElement(tree, "(CheckBox)")).center.y, 750);
+});
+
+test("a control standing for its own text keeps its place beside a control of that name inside it", () => {
+  const tree = screen([
+    {
+      text: "Cart",
+      cls: "android.widget.CheckBox",
+      clickable: true,
+      bounds: "[0,100][1080,300]",
+      children: [
+        {
+          cls: "android.widget.EditText",
+          clickable: true,
+          bounds: "[0,100][500,300]",
+          children: [
+            { text: "Cart", bounds: "[100,150][400,250]" },
+            { cls: "android.widget.CheckBox", clickable: true, bounds: "[400,150][500,250]" },
+          ],
+        },
+        {
+          desc: "Cart",
+          cls: "android.widget.Button",
+          clickable: true,
+          bounds: "[600,100][1080,300]",
+        },
+      ],
+    },
+  ]);
+  const found = findElement(tree, "Cart");
+  assert.equal(found.kind, "many");
+  assert.deepEqual(
+    found.kind === "many" && found.candidates.map((e) => e.className),
+    ["android.widget.CheckBox", "android.widget.Button"],
+  );
+});
+
 test("substrings never match inside a resource-id; a whole id or its short name does", () => {
   const tree = screen([
     {

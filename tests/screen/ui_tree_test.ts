@@ -457,6 +457,12 @@ const mergeCases: { name: string; xml: string; lines: string[] }[] = [
     lines: ["Compose @ [0,0][100,100]", "New @ [10,10][90,90]"],
   },
   {
+    name: "a text that repeats the name of the control holding it is that control's line",
+    xml: `<node clickable="true" content-desc="Home" bounds="[0,0][100,100]">` +
+      `<node text="Home" bounds="[10,60][90,90]"/><node text="3 new" bounds="[10,10][90,50]"/></node>`,
+    lines: ["Home @ [0,0][100,100]", "3 new @ [10,10][90,50]"],
+  },
+  {
     name: "a bare wrapper exactly covering a labelled control is dropped",
     xml: `<node clickable="true" class="a.FrameLayout" bounds="[0,0][100,100]">` +
       `<node text="OK" clickable="true" class="a.Button" bounds="[0,0][100,100]"/></node>`,
