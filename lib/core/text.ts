@@ -65,7 +65,8 @@ export function oneLine(text: string): string {
 }
 
 // Printable ASCII words with single spaces between them, most screen text: oneLine keeps it as it
-// is and NFKC does not change it, which this test tells at a fraction of their cost.
+// is and NFKC does not change it, which this test tells at a fraction of their cost. Without it,
+// parseUiTree and findElement ran 2 to 4 times slower (bench/ui_tree_bench.ts, one run each way).
 const PLAIN = /^(?:[!-~]+(?: [!-~]+)*)?$/;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });

@@ -135,14 +135,14 @@ export function findElement(
 ): Found {
   const want = wantedOf(name);
   const tree = treeOf(elements, options.meter);
-  if (want.key === "") return { kind: "none", closest: [] };
-  const ways = waysOf(tree, want);
+  const ways = want.key === "" ? [] : waysOf(tree, want);
   const { matches, way } = matchIn(tree, ways);
   const { prefer } = options;
   if (prefer) {
     // A label and a field named alike, one by text and one by resource-id, tie as exact matches.
+    const exact = ways.slice(0, EXACT_WAYS);
     const pool = way >= 0 && way < EXACT_WAYS
-      ? onePerPlace(tree, maskOf(tree, (i) => ways.slice(0, EXACT_WAYS).some((w) => w.test(i))), {})
+      ? onePerPlace(tree, maskOf(tree, (i) => exact.some((w) => w.test(i))), {})
       : matches;
     const preferred = pool.length > 1 ? pool.filter(prefer) : [];
     if (preferred.length === 1) return { kind: "one", element: preferred[0]! };

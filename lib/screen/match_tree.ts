@@ -11,7 +11,7 @@ import {
   type UiElement,
   visibleBounds,
 } from "./ui_tree.ts";
-import { shortName } from "./ui_tree_labels.ts";
+import { classShortName, shortName } from "./ui_tree_labels.ts";
 
 /** Counts steps over the tree's elements, so a test can show a lookup's work grows linearly. */
 export interface WorkMeter {
@@ -68,7 +68,7 @@ export function treeOf(elements: readonly UiElement[], meter: WorkMeter = { step
     label: lazyKeys(elements, (e) => e.label),
     id: lazyKeys(elements, (e) => e.resourceId),
     idShort: lazyKeys(elements, (e) => e.resourceId.includes("/") ? shortName(e.resourceId) : ""),
-    cls: lazyKeys(elements, (e) => shortName(e.className) || "element"),
+    cls: lazyKeys(elements, (e) => classShortName(e.className)),
   };
   const tree: MatchTree = {
     elements,
@@ -207,7 +207,7 @@ function outermostTappable(tree: MatchTree, placed: Uint8Array): Uint8Array {
 /** The kept matches as elements to tap, once per bounds (a tappable one first). */
 function placesOf(tree: MatchTree, kept: Uint8Array, how: { byClass: boolean }): UiElement[] {
   const { elements, shown, tappable, borrows, meter } = tree;
-  const at = new Map<number | string, number>();
+  const at = new Map<string, number>();
   for (let i = 0; i < kept.length; i++) {
     meter.steps++;
     const b = shown[i];
@@ -226,17 +226,14 @@ function placesOf(tree: MatchTree, kept: Uint8Array, how: { byClass: boolean }):
     const element: UiElement = { ...e, bounds, center: centerOf(bounds) };
     if (from >= 0) element.label = elements[from]!.label;
     if (how.byClass) {
-      element.label = shortName(element.className) || "element";
+      element.label = classShortName(element.className);
       element.classOnly = true;
     }
     return element;
   });
 }
 
-const SIDE = 8192;
-
-/** Bounds as a Map key: one number while each side is below 8,192 px (any phone), else text. */
-function boundsKey(b: Bounds): number | string {
-  if (b.x2 < SIDE && b.y2 < SIDE) return ((b.x1 * SIDE + b.y1) * SIDE + b.x2) * SIDE + b.y2;
+/** Bounds as a Map key. */
+function boundsKey(b: Bounds): string {
   return `${b.x1},${b.y1},${b.x2},${b.y2}`;
 }

@@ -31,13 +31,18 @@ export function shortName(qualified: string): string {
   return dot >= 0 ? qualified.slice(dot + 1) : qualified;
 }
 
+/** A class's short name as screen text: `ImageButton`, or "element" when there is none. */
+export function classShortName(className: string): string {
+  return screenText(shortName(className)) || "element";
+}
+
 /**
  * What an element with no name is shown as: its class's short name in parentheses, `(ImageButton)`,
  * so it never reads as a name the app gave it; given back as `element`, it picks that class among
  * unnamed elements (find_element.ts).
  */
 export function classLabel(className: string): string {
-  return `(${screenText(shortName(className)) || "element"})`;
+  return `(${classShortName(className)})`;
 }
 
 /** Whether `e` has a name a person sees: text or content-desc, once cleaned. */

@@ -12,7 +12,7 @@ import {
   visibleBounds,
 } from "./ui_tree.ts";
 import { nameKey } from "../core/text.ts";
-import { classLabel, isSpoken, shortName } from "./ui_tree_labels.ts";
+import { classLabel, classShortName, isSpoken } from "./ui_tree_labels.ts";
 
 export const SUMMARY_MAX = 40;
 
@@ -196,7 +196,7 @@ function rankedElements(
     if (!e || !bounds || absorbed[i] || !(interactive[i] || named[i])) continue;
     const source = elements[labelFrom[i] ?? -1];
     const classOnly = !source && !named[i];
-    const label = source?.label ?? (classOnly ? shortName(e.className) || "element" : e.label);
+    const label = source?.label ?? (classOnly ? classShortName(e.className) : e.label);
     const group: Group = !interactive[i] ? 1 : spoken[i] || source ? 0 : classOnly ? 3 : 2;
     const element: UiElement = { ...e, label, bounds, center: centerOf(bounds) };
     if (classOnly) element.classOnly = true;
