@@ -64,8 +64,9 @@ interface Way {
  * The ways a name matches, in order; the first that matches anything decides. The label as
  * phone_look shows it, whole; then a text or content-desc, whole; then a resource-id or its short
  * name, whole; then a cut label by its visible prefix, of a label shown, then of a text or
- * content-desc; then a class among elements shown by class; then a part of a text or content-desc. Never a part of a resource-id: "OK" is no name of
- * `checkout_book_order`. The first three are the exact ways.
+ * content-desc; then a class among elements shown by class; then a part of a text or
+ * content-desc. Never a part of a resource-id: "OK" is no name of `checkout_book_order`. The first
+ * three are the exact ways.
  */
 function waysOf(tree: MatchTree, want: Wanted): Way[] {
   const { key, prefix, className } = want;
@@ -91,22 +92,26 @@ function waysOf(tree: MatchTree, want: Wanted): Way[] {
 /** How many of waysOf's first ways are exact. */
 const EXACT_WAYS = 3;
 
-/** The indices of the visible elements `test` accepts. */
-function maskOf(tree: MatchTree, test: (i: number) => boolean): Uint8Array {
+/** The indices of the visible elements `test` accepts; undefined when it accepts none. */
+function maskOf(tree: MatchTree, test: (i: number) => boolean): Uint8Array | undefined {
   const mask = new Uint8Array(tree.elements.length);
+  let any = false;
   for (let i = 0; i < mask.length; i++) {
     tree.meter.steps++;
-    if (tree.shown[i] !== undefined && test(i)) mask[i] = 1;
+    if (tree.shown[i] !== undefined && test(i)) {
+      mask[i] = 1;
+      any = true;
+    }
   }
-  return mask;
+  return any ? mask : undefined;
 }
 
 /** The matches of the first way that has any, and which way that was (-1: none). */
 function matchIn(tree: MatchTree, ways: Way[]): { matches: UiElement[]; way: number } {
   for (let way = 0; way < ways.length; way++) {
     const { test, byClass } = ways[way]!;
-    const matches = onePerPlace(tree, maskOf(tree, test), { byClass });
-    if (matches.length > 0) return { matches, way };
+    const mask = maskOf(tree, test);
+    if (mask) return { matches: onePerPlace(tree, mask, { byClass }), way };
   }
   return { matches: [], way: -1 };
 }
@@ -141,9 +146,10 @@ export function findElement(
   if (prefer) {
     // A label and a field named alike, one by text and one by resource-id, tie as exact matches.
     const exact = ways.slice(0, EXACT_WAYS);
-    const pool = way >= 0 && way < EXACT_WAYS
-      ? onePerPlace(tree, maskOf(tree, (i) => exact.some((w) => w.test(i))), {})
-      : matches;
+    const union = way >= 0 && way < EXACT_WAYS
+      ? maskOf(tree, (i) => exact.some((w) => w.test(i)))
+      : undefined;
+    const pool = union ? onePerPlace(tree, union, {}) : matches;
     const preferred = pool.length > 1 ? pool.filter(prefer) : [];
     if (preferred.length === 1) return { kind: "one", element: preferred[0]! };
   }

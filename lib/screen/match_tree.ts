@@ -146,10 +146,10 @@ export function shownByClass(tree: MatchTree, i: number): boolean {
 
 /**
  * The places `mask`'s matches stand for, in document order, as they would be tapped. A wrapper's
- * one text stands for the wrapper, which phone_look shows under that label; of matches nested in
- * one another (by the tree, not by bounds, which a child may overrun) the tappable one is kept,
- * else the innermost; matches with the same bounds count once. `byClass`: the matches are
- * elements with no name, picked by class, and are marked classOnly.
+ * one text stands for the wrapper, which phone_look shows under that label; matches nested in one
+ * another (by the tree, not by bounds, which a child may overrun) are one place, as
+ * outermostTappable keeps them; matches with the same bounds count once. `byClass`: the matches
+ * are elements with no name, picked by class, and are marked classOnly.
  */
 export function onePerPlace(
   tree: MatchTree,
