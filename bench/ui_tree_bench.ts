@@ -1,8 +1,10 @@
-// Parsing and summarizing uiautomator dumps: a typical screen (~100 KB) and a huge one (5 MB).
+// Parsing and summarizing uiautomator dumps: a typical screen (~100 KB) and a huge one (5 MB);
+// finding an element by name on them and on a hostile screen.
 // `deno bench -P=test --no-prompt bench/ui_tree_bench.ts` for the table;
 // `deno run -P=test --no-prompt bench/ui_tree_bench.ts` prints medians (deno bench shows none).
 
 import { extractPoints } from "../lib/look/fusion.ts";
+import { findElement } from "../lib/screen/find_element.ts";
 import { extractDump, parseUiTree } from "../lib/screen/ui_tree.ts";
 import { summarizeUiTree } from "../lib/screen/ui_tree_summary.ts";
 import { makeDump } from "../tests/fixtures/ui/big_dump.ts";
@@ -12,6 +14,16 @@ const huge = makeDump(5 * 1024 * 1024);
 const typicalElements = parseUiTree(typical);
 const hugeElements = parseUiTree(huge);
 const hugeOutput = `UI hierchary dumped to: /data/local/tmp/x.xml\n${huge}\n`;
+// 40,000 buttons all named "Sign in": the screen that blocked the event loop 13 s when matching
+// was quadratic (issue 27).
+const sameNamed = parseUiTree(
+  `<hierarchy><node bounds="[0,0][1080,2400]">${
+    Array.from({ length: 40_000 }, (_, i) =>
+      `<node text="Sign in" clickable="true" bounds="[${i % 1000},${Math.floor(i / 1000)}][${
+        (i % 1000) + 1
+      },${Math.floor(i / 1000) + 1}]"/>`).join("")
+  }</node></hierarchy>`,
+);
 // Long runs of spaces are where a careless coordinate regex backtracks quadratically.
 const spacedAnswer = ("x=540" + " ".repeat(2000) + "(12, 34) at 56,78 ").repeat(50);
 
@@ -44,6 +56,18 @@ const cases: { name: string; group: string; runs: number; fn: () => void }[] = [
       const dump = extractDump(typical);
       if (dump.ok) summarizeUiTree(parseUiTree(dump.xml));
     },
+  },
+  {
+    name: 'findElement "Like" on the 5 MB dump',
+    group: "names",
+    runs: 21,
+    fn: () => findElement(hugeElements, "Like"),
+  },
+  {
+    name: "findElement on 40,000 same-named elements",
+    group: "names",
+    runs: 21,
+    fn: () => findElement(sameNamed, "Sign in"),
   },
   {
     name: "extractPoints 100 KB answer full of spaces",

@@ -41,7 +41,7 @@ export async function locateElement(
   const actionsSent = screen.actions;
   const elements = await readUiTree(screen, clock, signal);
   const before = screen.remember({ elements, at: clock.now(), actionsSent });
-  const found = findElement(elements, name, prefer);
+  const found = findElement(elements, name, { prefer });
   if (found.kind !== "one") throw new ToolInputError({ what: notFoundWhat(name, found) });
   return { element: found.element, described: describeCandidate(found.element), before };
 }

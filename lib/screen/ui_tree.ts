@@ -1,17 +1,22 @@
 // The UI tree: what an element of a `uiautomator dump` is, finding the dump's XML in adb's output,
 // and its <node>s as elements. Pure. Scanning is in ui_tree_xml.ts, labels in ui_tree_labels.ts.
 
-import type { Bounds } from "../core/geometry.ts";
-import { truncate } from "../core/text.ts";
-import { collapse, makeLabel } from "./ui_tree_labels.ts";
+import type { Bounds, Size } from "../core/geometry.ts";
+import { oneLine, truncate } from "../core/text.ts";
+import { makeLabel } from "./ui_tree_labels.ts";
 import { forEachNode } from "./ui_tree_xml.ts";
 
 // The tree's modules and their readers name the geometry through here too; it lives in core.
 export type { Bounds, Size } from "../core/geometry.ts";
 
 export interface UiElement {
-  /** text, else content-desc, else the resource-id's short name; one line, at most ~80 chars. */
+  /** text, else content-desc, else the resource-id's short name; one line, at most 80 graphemes. */
   label: string;
+  /**
+   * Set where an element with no name is labelled with its class's short name (usefulElements,
+   * matchElements): shown as `(ImageButton)`, never as if the app had named it so.
+   */
+  classOnly?: boolean;
   /** Always "" for password fields, so their contents never leave the server. */
   text: string;
   contentDesc: string;
@@ -80,7 +85,7 @@ export function extractDump(output: string): DumpResult {
       idleState: false,
     };
   }
-  const excerpt = truncate(collapse(text), 200, "");
+  const excerpt = truncate(oneLine(text), 200, "");
   return {
     ok: false,
     reason: excerpt === "" ? "no XML in output" : `no XML in output (got: ${excerpt})`,
@@ -111,6 +116,35 @@ export function isTappable(e: UiElement): boolean {
 /** The middle of `b`, rounded down to a whole pixel: where a tap on the element lands. */
 export function centerOf(b: Bounds): { x: number; y: number } {
   return { x: Math.floor((b.x1 + b.x2) / 2), y: Math.floor((b.y1 + b.y2) / 2) };
+}
+
+/**
+ * The part of `b` inside `area` (from the origin; unbounded on the right and below when `area` is
+ * undefined), or undefined when none of it is: where an element can be seen and tapped. `b`
+ * itself when all of it is.
+ */
+export function visibleBounds(b: Bounds, area: Size | undefined): Bounds | undefined {
+  // Most elements lie wholly on screen: they keep their own bounds, with nothing allocated.
+  const inside = b.x1 >= 0 && b.y1 >= 0 && (!area || (b.x2 <= area.width && b.y2 <= area.height));
+  if (inside) return b.x2 > b.x1 && b.y2 > b.y1 ? b : undefined;
+  const x1 = Math.max(b.x1, 0);
+  const y1 = Math.max(b.y1, 0);
+  const x2 = area ? Math.min(b.x2, area.width) : b.x2;
+  const y2 = area ? Math.min(b.y2, area.height) : b.y2;
+  if (x2 <= x1 || y2 <= y1) return undefined;
+  return { x1, y1, x2, y2 };
+}
+
+/** The extent of a dump's window roots (depth 0): the screen, when nothing better is known. */
+export function rootExtent(elements: readonly UiElement[]): Size | undefined {
+  let width = 0;
+  let height = 0;
+  for (const e of elements) {
+    if (e.depth !== 0) continue;
+    width = Math.max(width, e.bounds.x2);
+    height = Math.max(height, e.bounds.y2);
+  }
+  return width > 0 && height > 0 ? { width, height } : undefined;
 }
 
 // `[x1,y1][x2,y2]`: Rect.toShortString of the node's visible bounds, clipped to the screen

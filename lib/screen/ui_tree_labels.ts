@@ -1,7 +1,10 @@
-// An element's label: text, else content-desc, else the resource-id's short name, on one line and
-// cut to LABEL_MAX graphemes; a password field's label never holds its contents.
+// An element's label: text, else content-desc, else the resource-id's short name, cleaned and cut
+// as all screen text is (core/text.ts screenText); a password field's label never holds its contents.
 
-export const LABEL_MAX = 80;
+import { oneLine, SCREEN_TEXT_GRAPHEMES, screenText } from "../core/text.ts";
+
+/** A label's length in graphemes: the cut every screen text gets. */
+export const LABEL_MAX = SCREEN_TEXT_GRAPHEMES;
 
 /** What a label is made from: a <node>'s own attributes. */
 export interface LabelSource {
@@ -12,12 +15,12 @@ export interface LabelSource {
 }
 
 export function makeLabel(source: LabelSource): string {
-  const id = shortName(source.resourceId);
+  const id = oneLine(shortName(source.resourceId));
   if (source.password) {
-    const name = collapse(source.contentDesc) || id;
-    return cutLabel(name ? `${name} (password field)` : "password field");
+    const name = oneLine(source.contentDesc) || id;
+    return screenText(name ? `${name} (password field)` : "password field");
   }
-  return cutLabel(collapse(source.text) || collapse(source.contentDesc) || id);
+  return screenText(oneLine(source.text) || oneLine(source.contentDesc) || id);
 }
 
 /** `com.app:id/send_button` → `send_button`; `android.widget.ImageButton` → `ImageButton`. */
@@ -28,26 +31,21 @@ export function shortName(qualified: string): string {
   return dot >= 0 ? qualified.slice(dot + 1) : qualified;
 }
 
-/**
- * Runs of white space and control characters as one space, trimmed. Control characters become
- * spaces too: a label must stay on its one summary line.
- */
-export function collapse(s: string): string {
-  if (s === "") return s;
-  // deno-lint-ignore no-control-regex
-  return s.replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
+/** A class's short name as screen text: `ImageButton`, or "element" when there is none. */
+export function classShortName(className: string): string {
+  return screenText(shortName(className)) || "element";
 }
 
-// LABEL_MAX counts graphemes, not UTF-16 units as text.ts's truncate does: a label of emoji or
-// accented letters keeps as many characters as a plain one. Cut on grapheme boundaries so an emoji
-// sequence or a flag is never split in half.
-function cutLabel(s: string): string {
-  if (s.length <= LABEL_MAX) return s;
-  const graphemes: string[] = [];
-  for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(s)) {
-    graphemes.push(segment);
-    if (graphemes.length > LABEL_MAX) break;
-  }
-  if (graphemes.length <= LABEL_MAX) return s;
-  return `${graphemes.slice(0, LABEL_MAX - 1).join("").trimEnd()}…`;
+/**
+ * What an element with no name is shown as: its class's short name in parentheses, `(ImageButton)`,
+ * so it never reads as a name the app gave it; given back as `element`, it picks that class among
+ * unnamed elements (find_element.ts).
+ */
+export function classLabel(className: string): string {
+  return `(${classShortName(className)})`;
+}
+
+/** Whether `e` has a name a person sees: text or content-desc, once cleaned. */
+export function isSpoken(e: { text: string; contentDesc: string }): boolean {
+  return oneLine(e.text) !== "" || oneLine(e.contentDesc) !== "";
 }

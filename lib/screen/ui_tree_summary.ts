@@ -1,15 +1,30 @@
 // What phone_look shows of the UI tree: the elements worth an agent's attention (interactive or
 // labelled, on screen, a wrapper taking its only child's label), ranked and cut to a line budget.
 
-import { type Bounds, centerOf, isInteractive, type Size, type UiElement } from "./ui_tree.ts";
-import { shortName } from "./ui_tree_labels.ts";
+import {
+  type Bounds,
+  centerOf,
+  isInteractive,
+  isTappable,
+  rootExtent,
+  type Size,
+  type UiElement,
+  visibleBounds,
+} from "./ui_tree.ts";
+import { nameKey } from "../core/text.ts";
+import { classLabel, classShortName, isSpoken } from "./ui_tree_labels.ts";
 
 export const SUMMARY_MAX = 40;
 
-/** One summary line: `<label> @ [x1,y1][x2,y2]`. */
+/** One summary line: `<label> @ [x1,y1][x2,y2]`, or `(<class>) @ …` for an element with no name. */
 export function formatElementLine(e: UiElement): string {
   const b = e.bounds;
-  return `${e.label} @ [${b.x1},${b.y1}][${b.x2},${b.y2}]`;
+  return `${shownName(e)} @ [${b.x1},${b.y1}][${b.x2},${b.y2}]`;
+}
+
+/** An element's label as every line shows it: `(ImageButton)` for one known only by its class. */
+export function shownName(e: UiElement): string {
+  return e.classOnly ? classLabel(e.className) : e.label;
 }
 
 /**
@@ -19,7 +34,7 @@ export function formatElementLine(e: UiElement): string {
  * content-desc of its own, whose only labelled content is one non-interactive descendant
  * (and which holds no other control), takes that descendant's label and replaces it: the
  * container is what receives the tap. Unlabelled interactive
- * elements are labelled with their class's short name.
+ * elements are labelled with their class's short name, marked classOnly.
  * @param screen device size; when omitted, the extent of the dump's root nodes.
  */
 export function usefulElements(elements: UiElement[], screen?: Size): UiElement[] {
@@ -27,16 +42,17 @@ export function usefulElements(elements: UiElement[], screen?: Size): UiElement[
 }
 
 /**
- * The `[ui-tree]` section: at most `max` useful elements, interactive and labelled first,
- * then labelled, then unlabelled interactive; screen order (top-to-bottom, left-to-right)
- * within each group.
+ * The `[ui-tree]` section: at most `max` useful elements, interactive and named first, then
+ * labelled, then interactive known only by a resource-id, then only by their class; screen order
+ * (top-to-bottom, left-to-right) within each group. A resource-id or a class says less than the
+ * text a person sees, so a long screen drops those lines first.
  */
 export function summarizeUiTree(
   elements: UiElement[],
   max: number = SUMMARY_MAX,
   screen?: Size,
 ): { lines: string[]; elements: UiElement[] } {
-  const groups: UiElement[][] = [[], [], []];
+  const groups: UiElement[][] = [[], [], [], []];
   for (const { element, group } of rankUseful(elements, screen)) groups[group]?.push(element);
   const chosen: UiElement[] = [];
   for (const group of groups) {
@@ -50,8 +66,11 @@ export function summarizeUiTree(
   return { lines: chosen.map(formatElementLine), elements: chosen };
 }
 
-/** 0: interactive and labelled, 1: labelled only, 2: interactive but unlabelled. */
-type Group = 0 | 1 | 2;
+/**
+ * 0: interactive, with text or content-desc (its own or borrowed); 1: text or content-desc only;
+ * 2: interactive, named only by a resource-id; 3: interactive, known only by its class.
+ */
+type Group = 0 | 1 | 2 | 3;
 
 /** What rankUseful reads of each element, by its index in the dump. */
 interface ElementFacts {
@@ -72,6 +91,8 @@ interface Contents {
   labelledContent: Int32Array;
   /** ...and the last of them (-1: none). */
   soleLabel: Int32Array;
+  /** Per element, its nearest interactive ancestor (-1: none). */
+  ownerOf: Int32Array;
 }
 
 /** Which elements lend their label to a wrapper (absorbed), and which each wrapper takes. */
@@ -91,13 +112,13 @@ function rankUseful(
 
 function elementFacts(elements: UiElement[], area: Size | undefined): ElementFacts {
   const interactive = elements.map(isInteractive);
-  const spoken = elements.map((e) => e.text.trim() !== "" || e.contentDesc.trim() !== "");
+  const spoken = elements.map(isSpoken);
   // A resource-id names layout plumbing ("content", "action_bar_root") as often as controls,
   // so it only counts as a name on something the agent can act on.
   const named = elements.map((e, i) =>
     spoken[i] === true || (interactive[i] === true && e.label !== "")
   );
-  const shown = elements.map((e) => clip(e.bounds, area));
+  const shown = elements.map((e) => visibleBounds(e.bounds, area));
   return { interactive, spoken, named, shown };
 }
 
@@ -110,6 +131,7 @@ function ownedBy(elements: UiElement[], facts: ElementFacts): Contents {
   const labelledContent = new Int32Array(count);
   const soleLabel = new Int32Array(count).fill(-1);
   const ownsInteractive = new Uint8Array(count);
+  const ownerOf = new Int32Array(count).fill(-1);
   const stack: number[] = [];
   for (let i = 0; i < count; i++) {
     const depth = elements[i]?.depth ?? 0;
@@ -119,6 +141,7 @@ function ownedBy(elements: UiElement[], facts: ElementFacts): Contents {
     const parent = stack.length > 0 ? stack[stack.length - 1] ?? -1 : -1;
     const inherited = parent >= 0 ? owner[parent] ?? -1 : -1;
     owner[i] = interactive[i] ? i : inherited;
+    ownerOf[i] = inherited;
     if (interactive[i] && inherited >= 0) ownsInteractive[inherited] = 1;
     if (named[i] && !interactive[i] && inherited >= 0 && shown[i]) {
       labelledContent[inherited] = (labelledContent[inherited] ?? 0) + 1;
@@ -126,13 +149,16 @@ function ownedBy(elements: UiElement[], facts: ElementFacts): Contents {
     }
     stack.push(i);
   }
-  return { ownsInteractive, labelledContent, soleLabel };
+  return { ownsInteractive, labelledContent, soleLabel, ownerOf };
 }
 
-/** A button-like wrapper whose only labelled content is one element takes that label. */
+/**
+ * A button-like wrapper whose only labelled content is one element takes that label; a text that
+ * repeats the name of the control holding it is that control's, one line (as one match).
+ */
 function borrowLabels(elements: UiElement[], facts: ElementFacts, contents: Contents): Borrowed {
   const { interactive, spoken, shown } = facts;
-  const { ownsInteractive, labelledContent, soleLabel } = contents;
+  const { ownsInteractive, labelledContent, soleLabel, ownerOf } = contents;
   const count = elements.length;
   const absorbed = new Uint8Array(count);
   const labelFrom = new Int32Array(count).fill(-1);
@@ -146,6 +172,10 @@ function borrowLabels(elements: UiElement[], facts: ElementFacts, contents: Cont
       labelFrom[i] = child;
       if (child >= 0) absorbed[child] = 1;
     }
+    const owner = elements[ownerOf[i] ?? -1];
+    const echo = !interactive[i] && spoken[i] && owner !== undefined && isTappable(owner) &&
+      isSpoken(owner) && nameKey(owner.label) === nameKey(elements[i]?.label ?? "");
+    if (echo) absorbed[i] = 1;
   }
   return { absorbed, labelFrom };
 }
@@ -156,7 +186,7 @@ function rankedElements(
   facts: ElementFacts,
   borrowed: Borrowed,
 ): { element: UiElement; group: Group }[] {
-  const { interactive, named, shown } = facts;
+  const { interactive, spoken, named, shown } = facts;
   const { absorbed, labelFrom } = borrowed;
   const out: { element: UiElement; group: Group }[] = [];
   const seen = new Set<string>();
@@ -165,41 +195,22 @@ function rankedElements(
     const bounds = shown[i];
     if (!e || !bounds || absorbed[i] || !(interactive[i] || named[i])) continue;
     const source = elements[labelFrom[i] ?? -1];
-    const label = source?.label ??
-      (named[i] ? e.label : shortName(e.className) || "element");
-    const group: Group = interactive[i] ? (named[i] || source ? 0 : 2) : 1;
-    const element = { ...e, label, bounds, center: centerOf(bounds) };
-    const key = `${label}\u0000${boundsKey(element)}`;
+    const classOnly = !source && !named[i];
+    const label = source?.label ?? (classOnly ? classShortName(e.className) : e.label);
+    const group: Group = !interactive[i] ? 1 : spoken[i] || source ? 0 : classOnly ? 3 : 2;
+    const element: UiElement = { ...e, label, bounds, center: centerOf(bounds) };
+    if (classOnly) element.classOnly = true;
+    const key = `${shownName(element)}\u0000${boundsKey(element)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ element, group });
   }
   // A bare clickable wrapper with exactly the bounds of a labelled element adds nothing.
-  const labelledAt = new Set(out.filter((r) => r.group !== 2).map((r) => boundsKey(r.element)));
-  return out.filter((r) => r.group !== 2 || !labelledAt.has(boundsKey(r.element)));
+  const labelledAt = new Set(out.filter((r) => r.group !== 3).map((r) => boundsKey(r.element)));
+  return out.filter((r) => r.group !== 3 || !labelledAt.has(boundsKey(r.element)));
 }
 
 function boundsKey(e: UiElement): string {
   const b = e.bounds;
   return `${b.x1},${b.y1},${b.x2},${b.y2}`;
-}
-
-function rootExtent(elements: UiElement[]): Size | undefined {
-  let width = 0;
-  let height = 0;
-  for (const e of elements) {
-    if (e.depth !== 0) continue;
-    width = Math.max(width, e.bounds.x2);
-    height = Math.max(height, e.bounds.y2);
-  }
-  return width > 0 && height > 0 ? { width, height } : undefined;
-}
-
-function clip(b: Bounds, area: Size | undefined): Bounds | undefined {
-  const x1 = Math.max(b.x1, 0);
-  const y1 = Math.max(b.y1, 0);
-  const x2 = area ? Math.min(b.x2, area.width) : b.x2;
-  const y2 = area ? Math.min(b.y2, area.height) : b.y2;
-  if (x2 <= x1 || y2 <= y1) return undefined;
-  return { x1, y1, x2, y2 };
 }

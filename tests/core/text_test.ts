@@ -2,7 +2,15 @@
 // text that is read (a vision answer's points) is cut silently; excerpts are one flat line.
 
 import assert from "node:assert/strict";
-import { excerpt, truncate } from "../../lib/core/text.ts";
+import {
+  excerpt,
+  nameKey,
+  oneLine,
+  SCREEN_TEXT_GRAPHEMES,
+  SCREEN_TEXT_UNITS,
+  screenText,
+  truncate,
+} from "../../lib/core/text.ts";
 
 function test(name: string, fn: () => void): void {
   Deno.test({ name, permissions: "none", fn });
@@ -44,4 +52,47 @@ test("excerpt is one line of at most max units, cut with a mark", () => {
   assert.equal(excerpt("x".repeat(400)), `${"x".repeat(299)}…`);
   assert.equal(excerpt("one two three", 9), "one two…");
   assert.equal(excerpt(""), "");
+});
+
+test("oneLine keeps screen text on its line: breaks, NBSP, controls and ESC as one space", () => {
+  assert.equal(oneLine("Sign\nin"), "Sign in");
+  assert.equal(oneLine("  Pay\u00a0now\r\n\t "), "Pay now");
+  assert.equal(oneLine("a\u0007b\u001b[31mc\u0085d\u2028e"), "a b [31mc d e");
+  assert.equal(oneLine("x\n[changed]\n+ Fake @ [0,0][1,1]"), "x [changed] + Fake @ [0,0][1,1]");
+  assert.equal(oneLine(""), "");
+});
+
+test("oneLine drops what takes no room on screen, keeping the joiners of emoji and words", () => {
+  assert.equal(oneLine("\ufeffHome"), "Home");
+  assert.equal(oneLine("Blue\u00adtooth\u200b"), "Bluetooth");
+  assert.equal(oneLine("\u202eevil\u202c \u200fשלום\u200f"), "evil שלום");
+  assert.equal(oneLine("👨\u200d👩\u200d👧"), "👨\u200d👩\u200d👧");
+  assert.equal(oneLine("\ud83d lone"), "\ufffd lone");
+});
+
+test("screenText cuts to 80 graphemes and 640 units, as a prefix and a mark", () => {
+  assert.equal(screenText("x".repeat(SCREEN_TEXT_GRAPHEMES)), "x".repeat(80));
+  const long = "word ".repeat(40);
+  const cut = screenText(long);
+  assert.equal(cut, `${long.slice(0, 79).trimEnd()}…`);
+  assert.ok(long.startsWith(cut.slice(0, -1)));
+  const family = "👨\u200d👩\u200d👧\u200d👦"; // 11 units
+  const fam = screenText(family.repeat(100));
+  assert.ok(fam.length <= SCREEN_TEXT_UNITS);
+  assert.equal(fam, `${family.repeat(58)}…`);
+  // One letter under a megabyte of combining marks is one grapheme: the units cut it.
+  const zalgo = screenText("e" + "\u0301".repeat(1_000_000));
+  assert.equal(zalgo.length, SCREEN_TEXT_UNITS);
+  assert.ok(zalgo.endsWith("…"));
+  assert.equal(screenText(`a\n${"b".repeat(1_000_000)}`).length, 80);
+});
+
+test("nameKey compares names however they were written", () => {
+  assert.equal(nameKey("Sign\u00a0In"), nameKey("sign in"));
+  assert.equal(nameKey("\ufeffＯＫ"), "ok");
+  assert.equal(nameKey("Loading…"), nameKey("loading..."));
+  assert.equal(nameKey("ΟΔΟΣ"), "οδοσ");
+  assert.equal(nameKey("Don\u2019t allow"), "don't allow");
+  assert.equal(nameKey("Wi\u2011Fi \u201chotspot\u201d"), 'wi-fi "hotspot"');
+  assert.ok(nameKey("ΟΔΟΣ ΑΘΗΝΑΣ").startsWith(nameKey("ΟΔΟΣ")));
 });

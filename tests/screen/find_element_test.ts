@@ -108,7 +108,7 @@ Deno.test({
       { text: "Name", bounds: "[0,0][100,50]" },
       { text: "Name", cls: "android.widget.EditText", bounds: "[0,60][500,120]", clickable: true },
     ]));
-    const found = findElement(tree, "name", (e) => e.className.endsWith("EditText"));
+    const found = findElement(tree, "name", { prefer: (e) => e.className.endsWith("EditText") });
     assert.equal(found.kind === "one" && found.element.bounds.y1, 60);
   },
 });

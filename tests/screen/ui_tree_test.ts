@@ -369,15 +369,9 @@ test("parseUiTree reads a 1 MB dump completely", () => {
 
 // --- summarizeUiTree -------------------------------------------------------------------------
 
-test("summarizeUiTree lists interactive labelled elements, then labelled, then bare controls", () => {
+test("summarizeUiTree lists interactive named elements, then labelled, then id-only, then class-only", () => {
   assert.deepEqual(summarizeUiTree(parseUiTree(chatXml)).lines, [
     "Navigate up @ [0,84][147,231]",
-    "menu_overflow @ [933,84][1080,231]",
-    "list @ [0,231][1080,2000]",
-    "row @ [0,231][1080,431]",
-    "row @ [0,431][1080,631]",
-    "row @ [0,631][1080,831]",
-    "pin (password field) @ [20,2050][860,2150]",
     "Notifications @ [900,2050][1060,2150]",
     "Type a message @ [20,2200][860,2300]",
     "Send @ [880,2200][1060,2300]",
@@ -389,7 +383,34 @@ test("summarizeUiTree lists interactive labelled elements, then labelled, then b
     "Team @ [204,661][700,726]",
     "Carol: deploy is done @ [204,736][1038,801]",
     "Archived (2) @ [0,831][1080,900]",
-    "ImageButton @ [880,1800][1040,1960]",
+    "menu_overflow @ [933,84][1080,231]",
+    "list @ [0,231][1080,2000]",
+    "row @ [0,231][1080,431]",
+    "row @ [0,431][1080,631]",
+    "row @ [0,631][1080,831]",
+    "pin (password field) @ [20,2050][860,2150]",
+    "(ImageButton) @ [880,1800][1040,1960]",
+  ]);
+});
+
+test("summarizeUiTree spends a short budget on named elements before id-only and class-only ones", () => {
+  const texts = Array.from(
+    { length: 6 },
+    (_, i) => `<node text="Item ${i}" bounds="[0,${i * 100 + 500}][500,${i * 100 + 590}]"/>`,
+  ).join("");
+  const xml = `<hierarchy><node bounds="[0,0][1080,2400]">` +
+    `<node resource-id="a:id/toolbar_button" clickable="true" bounds="[0,0][100,100]"/>` +
+    `<node class="x.ImageView" clickable="true" bounds="[100,0][200,100]"/>${texts}` +
+    `<node text="Buy" clickable="true" bounds="[0,2000][500,2100]"/></node></hierarchy>`;
+  assert.deepEqual(summarizeUiTree(parseUiTree(xml), 4).lines, [
+    "Buy @ [0,2000][500,2100]",
+    "Item 0 @ [0,500][500,590]",
+    "Item 1 @ [0,600][500,690]",
+    "Item 2 @ [0,700][500,790]",
+  ]);
+  assert.deepEqual(summarizeUiTree(parseUiTree(xml), 9).lines.slice(-2), [
+    "toolbar_button @ [0,0][100,100]",
+    "(ImageView) @ [100,0][200,100]",
   ]);
 });
 
@@ -414,26 +435,32 @@ const mergeCases: { name: string; xml: string; lines: string[] }[] = [
     name: "a wrapper with two labelled children keeps both children",
     xml: `<node clickable="true" class="a.LinearLayout" bounds="[0,0][100,100]">` +
       `<node text="One" bounds="[0,0][100,50]"/><node text="Two" bounds="[0,50][100,100]"/></node>`,
-    lines: ["One @ [0,0][100,50]", "Two @ [0,50][100,100]", "LinearLayout @ [0,0][100,100]"],
+    lines: ["One @ [0,0][100,50]", "Two @ [0,50][100,100]", "(LinearLayout) @ [0,0][100,100]"],
   },
   {
     name: "a scrollable list does not take its header's label",
     xml: `<node scrollable="true" class="a.RecyclerView" bounds="[0,0][100,500]">` +
       `<node text="Header" bounds="[0,0][100,50]"/></node>`,
-    lines: ["Header @ [0,0][100,50]", "RecyclerView @ [0,0][100,500]"],
+    lines: ["Header @ [0,0][100,50]", "(RecyclerView) @ [0,0][100,500]"],
   },
   {
     name: "a wrapper holding another control does not take a label",
     xml:
       `<node clickable="true" class="a.CardView" bounds="[0,0][100,500]"><node text="Title" bounds="[0,0][100,50]"/>` +
       `<node text="Buy" clickable="true" bounds="[0,400][100,500]"/></node>`,
-    lines: ["Buy @ [0,400][100,500]", "Title @ [0,0][100,50]", "CardView @ [0,0][100,500]"],
+    lines: ["Buy @ [0,400][100,500]", "Title @ [0,0][100,50]", "(CardView) @ [0,0][100,500]"],
   },
   {
     name: "a wrapper with its own content-desc keeps it",
     xml: `<node clickable="true" content-desc="Compose" bounds="[0,0][100,100]">` +
       `<node text="New" bounds="[10,10][90,90]"/></node>`,
     lines: ["Compose @ [0,0][100,100]", "New @ [10,10][90,90]"],
+  },
+  {
+    name: "a text that repeats the name of the control holding it is that control's line",
+    xml: `<node clickable="true" content-desc="Home" bounds="[0,0][100,100]">` +
+      `<node text="Home" bounds="[10,60][90,90]"/><node text="3 new" bounds="[10,10][90,50]"/></node>`,
+    lines: ["Home @ [0,0][100,100]", "3 new @ [10,10][90,50]"],
   },
   {
     name: "a bare wrapper exactly covering a labelled control is dropped",
@@ -497,7 +524,7 @@ test("summarizeUiTree keeps screen order within a group", () => {
     "B @ [500,100][510,110]",
     "C @ [0,500][10,510]",
     "label @ [0,0][10,10]",
-    "ImageView @ [0,0][5,5]",
+    "(ImageView) @ [0,0][5,5]",
   ]);
 });
 
