@@ -49,6 +49,7 @@ export const phoneDevices = defineServerTool({
   annotations: LOOKS_ONLY,
   action: "list the phones",
   async handler({ phones }) {
+    // When adb cannot run, the roster says so in the words every verb uses ("adb was not found").
     const roster = await phones.roster();
     const lines = await Promise.all(roster.map((d) => describePhone(phones, d.serial, d.state)));
     const head = roster.length === 0
