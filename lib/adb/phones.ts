@@ -5,6 +5,7 @@ import type { PhoneSet } from "../config/config.ts";
 import type { Device, DeviceOutput } from "./device.ts";
 import { adbCannotRun, AdbError, type AttachedDevice, isNetworkSerial } from "./errors.ts";
 import type { Link } from "./link.ts";
+import { type ClientShares, createClientShares } from "./queue.ts";
 import { AgentError } from "../core/errors.ts";
 
 export type { AttachedDevice };
@@ -28,12 +29,25 @@ export interface Phones {
    */
   resolve(device: string | undefined): Promise<Device>;
   /**
+   * resolve, with the call counted in its client's share of that phone until `release` (queue.ts,
+   * ClientShares): one client cannot hold every call a phone takes. Refused at once with BUSY past
+   * the share. `client` undefined: the server's only client (stdio, the doctor), which may use the
+   * whole phone.
+   */
+  admit(device: string | undefined, client: string | undefined): Promise<PhoneTurn>;
+  /**
    * The phones this server may drive, each with adb's state for it ("not attached" when adb does
    * not list it): the listed ones (host:port ones connected first), or every phone adb lists.
    */
   roster(): Promise<AttachedDevice[]>;
   /** Runs a host-side adb command (version, devices) within the host bound (link.ts): no phone. */
   host(args: readonly string[]): Promise<DeviceOutput>;
+}
+
+/** A call's phone, held in its client's share until `release` (called once the call has ended). */
+export interface PhoneTurn {
+  device: Device;
+  release(): void;
 }
 
 export interface PhonesOptions {
@@ -77,6 +91,8 @@ export function createPhones(options: PhonesOptions): Phones {
   // state (screen size, link, and the queue that runs one action at a time on that phone), so
   // every name that reaches one phone (no device, or its serial) reaches one queue.
   const devices = new Map<string, Device>();
+  // The share of each phone's calls its clients hold (queue.ts), beside the phone's Device.
+  const shares = new WeakMap<Device, ClientShares>();
   // The phone taken for adb's default device where nothing is configured: adb's only phone, until
   // a device error says it went away (LinkScope.missing), when the next call looks again.
   let defaultSerial: string | undefined;
@@ -177,7 +193,15 @@ export function createPhones(options: PhonesOptions): Phones {
     }
   }
 
-  return { set, resolve, roster: () => rosterOf(set, link), host: link.host };
+  async function admit(device: string | undefined, client: string | undefined) {
+    const phone = await resolve(device);
+    if (client === undefined) return { device: phone, release: () => {} };
+    let share = shares.get(phone);
+    if (share === undefined) shares.set(phone, share = createClientShares());
+    return { device: phone, release: share.take(client) };
+  }
+
+  return { set, resolve, admit, roster: () => rosterOf(set, link), host: link.host };
 }
 
 /** What phone-eye may do for a phone an agent named, or adb's only phone: never connect it. */

@@ -63,11 +63,14 @@ function failureResult<Schema extends ToolSchema>(
  * deno.json's serve-http task runs with --unstable-no-legacy-abort, so that signal aborts when the
  * client goes away, not once the answer has been sent.
  */
-function toolCall(ctx: ServerContext, session: Session): ToolCall {
+function toolCall(ctx: ServerContext, session: Session, client: string): ToolCall {
   const token = ctx.mcpReq._meta?.progressToken;
   const request = ctx.http?.req?.signal;
   return {
     session,
+    // Over HTTP a phone is shared with other clients: the MCP session, else the server's client
+    // (CreateServerOptions.client). On stdio the one client may use the whole phone.
+    client: ctx.http === undefined ? undefined : ctx.sessionId ?? client,
     signal: request === undefined
       ? ctx.mcpReq.signal
       : AbortSignal.any([ctx.mcpReq.signal, request]),
@@ -120,10 +123,16 @@ export interface CreateServerOptions {
    * http_serve.ts passes the client's session's, or a fresh one where there is no session.
    */
   session?: Session;
+  /**
+   * Over HTTP, whose share of a phone a call without an MCP session counts against (the client's
+   * address, where the transport passes it). Unset: this server's own id, one per request there.
+   */
+  client?: string;
 }
 
 export function createServer(deps: ServerDeps, options: CreateServerOptions = {}): McpServer {
   const { tools = TOOLS, session = createSession() } = options;
+  const client = options.client ?? crypto.randomUUID();
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
     // The tool list never changes while the server runs. Declared here, before any tool is
@@ -137,11 +146,16 @@ export function createServer(deps: ServerDeps, options: CreateServerOptions = {}
     if (!checked.ok) return errorResult(checked.refusal);
     try {
       refuseLoneSurrogates(checked.args);
-      const call = toolCall(ctx, session);
+      const call = toolCall(ctx, session, client);
       if (def.phone === false) return await def.handler(deps, checked.args, call);
-      // The call's phone, checked against the phones this server may drive (lib/adb/phones.ts).
-      const device = await deps.phones.resolve(deviceOf(checked.args));
-      return await def.handler({ ...deps, device }, checked.args, call);
+      // The call's phone, checked against the phones this server may drive (lib/adb/phones.ts),
+      // held in its client's share of that phone until the call ends.
+      const turn = await deps.phones.admit(deviceOf(checked.args), call.client);
+      try {
+        return await def.handler({ ...deps, device: turn.device }, checked.args, call);
+      } finally {
+        turn.release();
+      }
     } catch (error) {
       return failureResult(def, checked.args, error, deps);
     }

@@ -51,6 +51,12 @@ export interface ToolCall {
   progress: ReportProgress | undefined;
   /** The session the call belongs to: what this client has already been told. */
   session: Session;
+  /**
+   * Who made the call, for its share of a phone (lib/adb/queue.ts, ClientShares): over HTTP the
+   * MCP session, or the request where there is none; undefined on stdio, whose one client may use
+   * the whole phone.
+   */
+  client?: string | undefined;
 }
 
 export function textResult(text: string): CallToolResult {

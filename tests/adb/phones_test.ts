@@ -8,9 +8,10 @@ import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../../lib/adb
 import { deviceShellLine } from "../../lib/adb/commands.ts";
 import { ConfigError, type EnvVar, loadConfig, type PhoneSet } from "../../lib/config/config.ts";
 import { createPhones, NOT_ATTACHED, PhoneChoiceError } from "../../lib/adb/phones.ts";
+import { CLIENT_CALLS_MAX } from "../../lib/adb/queue.ts";
 import { tapCommand } from "../../lib/adb/input_commands.ts";
 import { EXIT_MARKER } from "../../lib/adb/exit_marker.ts";
-import { exited, fakeAdb, type FakeRule } from "../helpers/fake_adb.ts";
+import { exited, fakeAdb, type FakeRule, rejectsWith } from "../helpers/fake_adb.ts";
 import { heldRunner } from "./held_runner.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
@@ -319,5 +320,30 @@ Deno.test({
       const left = phonesOver({ kind: "default" }, [[/^devices$/, exited(0, list)]]);
       assert.equal((await left.phones.resolve(undefined)).serial, undefined, list);
     }
+  },
+});
+
+Deno.test({
+  name: "a client holds at most its share of one phone's calls, and another client is admitted",
+  permissions: "none",
+  async fn() {
+    const { phones } = phonesOver(listed("R58N", "X1"));
+    const turns = [];
+    for (let i = 0; i < CLIENT_CALLS_MAX; i++) turns.push(await phones.admit("R58N", "a"));
+    await rejectsWith(
+      phones.admit("R58N", "a"),
+      "BUSY",
+      new RegExp(`this client already has ${CLIENT_CALLS_MAX} calls for this phone, its share`),
+    );
+    // Another client, and the same client on another phone, are not held back.
+    (await phones.admit("R58N", "b")).release();
+    (await phones.admit("X1", "a")).release();
+    // The only client (stdio, the doctor) may use the whole phone.
+    for (let i = 0; i < 3 * CLIENT_CALLS_MAX; i++) await phones.admit("R58N", undefined);
+    turns[0]!.release();
+    turns[0]!.release(); // a second release frees nothing more
+    const again = await phones.admit("R58N", "a");
+    await rejectsWith(phones.admit("R58N", "a"), "BUSY", /its share/);
+    again.release();
   },
 });
