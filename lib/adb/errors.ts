@@ -85,7 +85,7 @@ const LISTED_MAX = 8;
  */
 export function adbSees(attached: readonly AttachedDevice[], set?: PhoneSet): string {
   const listed = listedBy(set, "PHONE_EYE_DEVICES");
-  const shown = listed ? attached.filter((d) => listed.includes(d.serial)) : attached;
+  const shown = nameable(attached, set);
   if (shown.length === 0) {
     return listed ? "adb sees none of PHONE_EYE_DEVICES" : "adb sees no device";
   }
@@ -94,6 +94,12 @@ export function adbSees(attached: readonly AttachedDevice[], set?: PhoneSet): st
   return `${listed ? "of PHONE_EYE_DEVICES, " : ""}adb sees: ${named.join(", ")}${
     more > 0 ? ` and ${more} more` : ""
   }`;
+}
+
+/** The attached phones a message may name: with PHONE_EYE_DEVICES, only the listed ones. */
+function nameable(attached: readonly AttachedDevice[], set: PhoneSet | undefined) {
+  const listed = listedBy(set, "PHONE_EYE_DEVICES");
+  return listed ? attached.filter((d) => listed.includes(d.serial)) : attached;
 }
 
 /** The serials `set` lists when they come from `from`; undefined otherwise. */
@@ -212,11 +218,10 @@ export function withAttached(error: AdbError, attached: readonly AttachedDevice[
 export function restated(error: AdbError, seen: TroubleSeen): AdbError {
   if (error.trouble === undefined) return error;
   const { attached, set } = seen;
-  const listed = listedBy(set, "PHONE_EYE_DEVICES");
   return new AdbError(error.code, troubleFacts(error.trouble, attached, { set }), {
     cause: error,
     trouble: error.trouble,
-    attached: listed && attached ? attached.filter((d) => listed.includes(d.serial)) : attached,
+    attached: attached && nameable(attached, set),
   });
 }
 

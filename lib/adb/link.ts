@@ -89,8 +89,8 @@ export interface LinkScope {
    */
   set: PhoneSet;
   /**
-   * Told of every device error saying adb has no usable device at `serial` (gone, offline), after
-   * the error has been stated: phones.ts forgets the phone it took for adb's default then.
+   * Told of every device error saying adb has no usable device at `serial` (gone, offline), as it
+   * is stated: phones.ts forgets the phone it took for adb's default then.
    */
   missing?: (serial: string | undefined) => void;
 }
