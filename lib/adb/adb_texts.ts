@@ -7,8 +7,9 @@
 import {
   type AdbCallContext,
   type AdbErrorCode,
+  connectHint,
   type DeviceTrouble,
-  isNetworkSerial,
+  exactSerialFix,
 } from "./errors.ts";
 
 /** Per-OS install hint, shown when adb is not on PATH. */
@@ -27,11 +28,7 @@ export function where(serial: string | undefined): string {
   return serial === undefined ? "" : ` at ${serial}`;
 }
 
-export function connectHint(serial: string | undefined): string {
-  return isNetworkSerial(serial)
-    ? `run "adb connect ${serial}" and check the phone is on the same network with wireless debugging on`
-    : `plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and set ANDROID_SERIAL to that address`;
-}
+export { connectHint };
 
 export function unauthorizedParts(
   ctx: { serial: string | undefined },
@@ -64,7 +61,9 @@ export const KNOWN_TEXTS: ReadonlyArray<{
   pattern: RegExp;
   code: AdbErrorCode;
   /** The message's parts; a device error keeps them, so what adb sees can be added later. */
-  parts: (ctx: AdbCallContext) => Pick<DeviceTrouble, "what" | "fix" | "uncertain">;
+  parts: (
+    ctx: AdbCallContext,
+  ) => Pick<DeviceTrouble, "what" | "fix" | "uncertain" | "advice">;
   device: boolean;
   missing?: boolean;
 }> = [
@@ -72,19 +71,21 @@ export const KNOWN_TEXTS: ReadonlyArray<{
     pattern: /more than one (device|emulator)/i,
     code: "MULTIPLE_DEVICES",
     device: true,
+    // No serial: the call named no phone (adb's default device, nothing configured), so the agent
+    // picks one with `device`; the list of what adb sees is added to the words (link.ts).
     parts: (ctx) =>
       ctx.serial === undefined
         ? {
           what: "more than one Android device is attached and no serial was chosen",
-          fix:
-            "set ANDROID_SERIAL (or start phone-eye with --serial) to the one to drive, or PHONE_EYE_DEVICES to drive several, each call naming its device",
+          fix: "give device with the serial of the one to drive (phone_devices lists them)",
           uncertain: false,
         }
         : {
           what:
             `more than one Android device answers to "${ctx.serial}" (adb also matches -s against model:, product: and device: names, and a phone can be attached twice, by USB and Wi-Fi)`,
-          fix: 'set ANDROID_SERIAL (or --serial) to one exact serial from "adb devices"',
+          fix: exactSerialFix(undefined),
           uncertain: false,
+          advice: "exact-serial",
         },
   },
   {
@@ -105,6 +106,7 @@ export const KNOWN_TEXTS: ReadonlyArray<{
       what: `no Android device reachable${where(ctx.serial)}`,
       fix: connectHint(ctx.serial),
       uncertain: false,
+      advice: "connect",
     }),
   },
   {

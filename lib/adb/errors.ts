@@ -1,6 +1,7 @@
 // The adb layer's one error type and the facts of a device error: what failed, what adb sees, what
 // to do, and whether an action may have happened. Pure: no adb run here; the verb words them.
 
+import type { PhoneSet } from "../config/config.ts";
 import { AgentError, type FailureFacts } from "../core/errors.ts";
 
 export type AdbErrorCode =
@@ -15,7 +16,10 @@ export type AdbErrorCode =
   | "RECONNECTED"
   | "TRANSPORT"
   | "COMMAND_FAILED"
-  /** The phone already holds as many calls as it may (queue.ts, CALLS_MAX). */
+  /**
+   * The phone already holds as many calls as it may (queue.ts, CALLS_MAX), or this client holds
+   * its share of them (CLIENT_CALLS_MAX).
+   */
   | "BUSY"
   /** The client cancelled the call; nobody reads its words. */
   | "CANCELLED";
@@ -44,6 +48,11 @@ export interface DeviceTrouble {
    * listed serial may be the one meant (a typo), or the listed one may need reviving.
    */
   missing: boolean;
+  /**
+   * The fix names a setting, so it is worded for the mode in force (troubleFacts): "connect", how
+   * to attach a phone (connectHint); "exact-serial", the serial matched more than one device.
+   */
+  advice?: "connect" | "exact-serial" | undefined;
 }
 
 export interface AdbErrorOptions extends ErrorOptions {
@@ -69,32 +78,70 @@ export class AdbError extends AgentError<AdbErrorCode> {
 /** How many attached devices a message names before it says how many more there are. */
 const LISTED_MAX = 8;
 
-/** What adb sees, for a message: "adb sees: A (device), B (offline)" or "adb sees no device". */
-export function adbSees(attached: readonly AttachedDevice[]): string {
-  if (attached.length === 0) return "adb sees no device";
-  const named = attached.slice(0, LISTED_MAX).map((d) => `${d.serial} (${d.state})`);
-  const more = attached.length - named.length;
-  return `adb sees: ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+/**
+ * What adb sees, for a message: "adb sees: A (device), B (offline)" or "adb sees no device". With
+ * PHONE_EYE_DEVICES listing the phones, only those are named: a device error never names a phone
+ * outside the list.
+ */
+export function adbSees(attached: readonly AttachedDevice[], set?: PhoneSet): string {
+  const listed = listedBy(set, "PHONE_EYE_DEVICES");
+  const shown = nameable(attached, set);
+  if (shown.length === 0) {
+    return listed ? "adb sees none of PHONE_EYE_DEVICES" : "adb sees no device";
+  }
+  const named = shown.slice(0, LISTED_MAX).map((d) => `${d.serial} (${d.state})`);
+  const more = shown.length - named.length;
+  return `${listed ? "of PHONE_EYE_DEVICES, " : ""}adb sees: ${named.join(", ")}${
+    more > 0 ? ` and ${more} more` : ""
+  }`;
+}
+
+/** The attached phones a message may name: with PHONE_EYE_DEVICES, only the listed ones. */
+function nameable(attached: readonly AttachedDevice[], set: PhoneSet | undefined) {
+  const listed = listedBy(set, "PHONE_EYE_DEVICES");
+  return listed ? attached.filter((d) => listed.includes(d.serial)) : attached;
+}
+
+/** The serials `set` lists when they come from `from`; undefined otherwise. */
+function listedBy(set: PhoneSet | undefined, from: string): readonly string[] | undefined {
+  return set?.kind === "listed" && set.from === from ? set.serials : undefined;
+}
+
+/** What a device error is told against: what adb lists, and the phones the server may drive. */
+export interface TroubleSeen {
+  /** What `adb devices` listed; undefined when it was not read, or failed. */
+  attached?: readonly AttachedDevice[] | undefined;
+  /**
+   * The phones the server may drive (lib/config): which setting the advice names (ANDROID_SERIAL
+   * or PHONE_EYE_DEVICES, or an agent's `device` where the agent picks), and with
+   * PHONE_EYE_DEVICES, which phones the message may name. Undefined: ANDROID_SERIAL's words.
+   */
+  set?: PhoneSet | undefined;
 }
 
 /**
  * A device error's facts, naming what adb sees when `attached` is known, so a mistyped serial
  * stands beside the right one. Without `attached` (not read, or `adb devices` itself failed) they
- * say nothing about the list.
+ * say nothing about the list. The advice names what can change the phone in the mode in force.
  */
 export function troubleFacts(
   trouble: DeviceTrouble,
   attached?: readonly AttachedDevice[],
+  seen: Pick<TroubleSeen, "set"> = {},
 ): FailureFacts {
   const { serial } = trouble;
+  const { set } = seen;
   let what = trouble.what;
-  let fix = trouble.fix;
+  let fix = trouble.advice === "exact-serial"
+    ? exactSerialFix(set)
+    : trouble.advice === "connect"
+    ? connectHint(serial, set)
+    : trouble.fix;
   if (attached !== undefined) {
-    what = `${what}; ${adbSees(attached)}`;
+    what = `${what}; ${adbSees(attached, set)}`;
     const target = attached.find((d) => d.serial === serial);
     if (trouble.missing && serial !== undefined && target === undefined && attached.length) {
-      fix =
-        `if "${serial}" is a typo, set ANDROID_SERIAL (or --serial) to one of those; otherwise ${fix}`;
+      fix = `${otherPhoneFix(serial, set)}; otherwise ${fix}`;
     }
     const offline = serial === undefined
       ? attached.some((d) => d.state === "offline")
@@ -108,6 +155,48 @@ export function troubleFacts(
   return { what, fix, uncertain: trouble.uncertain };
 }
 
+/**
+ * What to do when adb does not list `serial` but lists others: the setting that named it is where
+ * a typo is fixed (ANDROID_SERIAL, PHONE_EYE_DEVICES), or, where the agent names the phone, its
+ * `device` argument.
+ */
+function otherPhoneFix(serial: string, set: PhoneSet | undefined): string {
+  if (set === undefined || (set.kind === "listed" && set.from !== "PHONE_EYE_DEVICES")) {
+    return `if "${serial}" is a typo, set ANDROID_SERIAL (or --serial) to one of those`;
+  }
+  if (set.kind === "listed") {
+    return `if "${serial}" is mistyped in PHONE_EYE_DEVICES, whoever runs phone-eye corrects it there (to a serial "adb devices" prints)`;
+  }
+  return "if another phone is meant, give device with its serial (phone_devices lists them)";
+}
+
+/** What to do when a serial matches more than one device, in the mode in force. */
+export function exactSerialFix(set: PhoneSet | undefined): string {
+  if (set === undefined || (set.kind === "listed" && set.from !== "PHONE_EYE_DEVICES")) {
+    return 'set ANDROID_SERIAL (or --serial) to one exact serial from "adb devices"';
+  }
+  if (set.kind === "listed") {
+    return 'whoever runs phone-eye puts one exact serial from "adb devices" in PHONE_EYE_DEVICES instead';
+  }
+  return "give device with one exact serial from phone_devices";
+}
+
+/**
+ * How to attach the phone: a host:port is connected with adb; otherwise USB, or a Wi-Fi address
+ * connected and then named where the mode in force names phones.
+ */
+export function connectHint(serial: string | undefined, set?: PhoneSet): string {
+  if (isNetworkSerial(serial)) {
+    return `run "adb connect ${serial}" and check the phone is on the same network with wireless debugging on`;
+  }
+  const naming = listedBy(set, "PHONE_EYE_DEVICES")
+    ? "list that address in PHONE_EYE_DEVICES"
+    : set?.kind === "any"
+    ? "give that address as device"
+    : "set ANDROID_SERIAL to that address";
+  return `plug the phone in by USB with USB debugging on, or for Wi-Fi run "adb connect <phone-ip>:5555" and ${naming}`;
+}
+
 /** A device error with its trouble kept, so what adb sees can be added later (withAttached). */
 export function deviceError(
   code: AdbErrorCode,
@@ -119,12 +208,27 @@ export function deviceError(
 
 /** The same device error, its facts now naming what adb sees. */
 export function withAttached(error: AdbError, attached: readonly AttachedDevice[]): AdbError {
+  return restated(error, { attached });
+}
+
+/**
+ * The same device error told again against what adb lists and the phones the server may drive
+ * (TroubleSeen). `attached` keeps only what the message may name.
+ */
+export function restated(error: AdbError, seen: TroubleSeen): AdbError {
   if (error.trouble === undefined) return error;
-  return new AdbError(error.code, troubleFacts(error.trouble, attached), {
+  const { attached, set } = seen;
+  return new AdbError(error.code, troubleFacts(error.trouble, attached, { set }), {
     cause: error,
     trouble: error.trouble,
-    attached,
+    attached: attached && nameable(attached, set),
   });
+}
+
+/** adb itself cannot be run (missing, refused, not executable): no phone can be reached at all. */
+export function adbCannotRun(error: AdbError): boolean {
+  return error.code === "ADB_NOT_FOUND" || error.code === "ADB_NOT_PERMITTED" ||
+    error.code === "ADB_NOT_STARTED";
 }
 
 /** What an adb run gave: its output, or the error an agent can act on. Never both, never neither. */

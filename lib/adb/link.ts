@@ -1,9 +1,10 @@
 // The links to the phones, one policy per server: host-wide adb calls (devices, get-state, connect,
 // disconnect, version) within one bound; a listed address attached first; a Wi-Fi drop revived.
 
+import type { PhoneSet } from "../config/config.ts";
 import { parseAdbDevices } from "./attached.ts";
 import { classifyAdbFailure, connectFailure, type DeviceOutput, deviceOutput } from "./classify.ts";
-import { AdbError, type AttachedDevice, isNetworkSerial, withAttached } from "./errors.ts";
+import { AdbError, type AttachedDevice, isNetworkSerial, restated } from "./errors.ts";
 import { createLimiter } from "./queue.ts";
 import type { AdbOutcome, AdbRunLimits, RunAdb } from "./runner.ts";
 
@@ -80,6 +81,20 @@ export interface PhoneLink {
   health(): Promise<LinkHealth>;
 }
 
+/** What a server's device errors are told against (Link.within): its phones, and who listens. */
+export interface LinkScope {
+  /**
+   * The phones the server may drive: a device error's advice names the setting in force, and with
+   * PHONE_EYE_DEVICES it names no phone outside the list (errors.ts, restated).
+   */
+  set: PhoneSet;
+  /**
+   * Told of every device error saying adb has no usable device at `serial` (gone, offline), as it
+   * is stated: phones.ts forgets the phone it took for adb's default then.
+   */
+  missing?: (serial: string | undefined) => void;
+}
+
 /** The server's links: one per server, shared by the phone registry and every Device. */
 export interface Link {
   /** A host-wide adb call, within the bound, with the adb timeout unless a shorter one is given. */
@@ -89,8 +104,14 @@ export interface Link {
   /** What adb lists (one `adb devices`); null when that failed or said something else. */
   attached(): Promise<AttachedDevice[] | null>;
   /**
+   * What adb lists, or the AdbError saying why `adb devices` could not be read (adb missing, its
+   * server not answering); null when it answered with something that is not a list.
+   */
+  listing(): Promise<AttachedDevice[] | AdbError | null>;
+  /**
    * Passes `call`'s result on; a device error (one carrying its DeviceTrouble) is stated again
-   * naming what adb sees. When `adb devices` itself fails, the first error goes on unchanged.
+   * naming what adb sees, in the words of the link's scope (within). When `adb devices` itself
+   * fails, the first error goes on with only the scope's words.
    */
   namingAttached<T>(call: Promise<T>): Promise<T>;
   /**
@@ -100,6 +121,11 @@ export interface Link {
   connectIfMissing(serial: string): Promise<void>;
   /** The link to one phone (undefined: adb's default device), for its Device. */
   phone(serial: string | undefined, options: PhoneLinkOptions): PhoneLink;
+  /**
+   * The same links told against `scope`: the host bound is shared (one per server whatever the
+   * scope); the first-use attaches and the device errors' words are the scoped link's own.
+   */
+  within(scope: LinkScope): Link;
 }
 
 export function createLink(options: LinkOptions): Link {
@@ -112,22 +138,29 @@ export function createLink(options: LinkOptions): Link {
     return slots.use(() => run(args, limits));
   }
 
+  const classified = (outcome: AdbOutcome, args: readonly string[]) =>
+    classifyAdbFailure(outcome, { serial: undefined, command: args.join(" "), acts: false }, os);
+
   async function host(args: readonly string[]): Promise<DeviceOutput> {
-    const outcome = await runHost(args);
-    const result = classifyAdbFailure(
-      outcome,
-      { serial: undefined, command: args.join(" "), acts: false },
-      os,
-    );
+    const result = classified(await runHost(args), args);
     if (!result.ok) throw result.error;
     return deviceOutput(result);
   }
 
-  async function attached(): Promise<AttachedDevice[] | null> {
-    const outcome = await runHost(["devices"]);
-    if (outcome.kind !== "exited" || outcome.code !== 0) return null;
-    return parseAdbDevices(decode(outcome.stdout));
+  async function listing(): Promise<AttachedDevice[] | AdbError | null> {
+    const result = classified(await runHost(["devices"]), ["devices"]);
+    return result.ok ? parseAdbDevices(decode(result.stdout)) : result.error;
   }
+
+  return linkWithin({ runHost, host, listing, timeoutMs }, undefined);
+}
+
+/** The links over one server's bounded host calls, told against `scope` (Link.within). */
+function linkWithin(calls: HostCalls, scope: LinkScope | undefined): Link {
+  const attached = async () => {
+    const list = await calls.listing();
+    return list instanceof AdbError ? null : list;
+  };
 
   async function namingAttached<T>(call: Promise<T>): Promise<T> {
     try {
@@ -135,20 +168,24 @@ export function createLink(options: LinkOptions): Link {
     } catch (error) {
       if (!(error instanceof AdbError) || error.trouble === undefined) throw error;
       const list = await attached();
-      throw list === null ? error : withAttached(error, list);
+      if (list === null && scope === undefined) throw error;
+      const { trouble } = error;
+      if (trouble.missing) scope?.missing?.(trouble.serial);
+      throw restated(error, { attached: list ?? undefined, set: scope?.set });
     }
   }
 
-  const calls: HostCalls = { runHost, host, timeoutMs };
   const attaching = createAttaching({ ...calls, namingAttached });
   return {
-    runHost,
-    host,
+    runHost: calls.runHost,
+    host: calls.host,
     attached,
+    listing: calls.listing,
     namingAttached,
     connectIfMissing: attaching.connectIfMissing,
     phone: (serial, options) =>
       createPhoneLink({ ...calls, attach: attaching.attach }, serial, options),
+    within: (next) => linkWithin(calls, next),
   };
 }
 
@@ -158,6 +195,7 @@ const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 interface HostCalls {
   runHost: Link["runHost"];
   host: Link["host"];
+  listing: Link["listing"];
   timeoutMs: number;
 }
 

@@ -1,10 +1,11 @@
 // The phones one server may drive: the rule that picks a call's phone from its `device` argument
-// (checked against the PhoneSet before any adb call), and one Device per serial, made on first use.
+// (checked against the PhoneSet before any adb call), and one Device per phone, made on first use.
 
 import type { PhoneSet } from "../config/config.ts";
 import type { Device, DeviceOutput } from "./device.ts";
-import { type AttachedDevice, isNetworkSerial } from "./errors.ts";
+import { adbCannotRun, AdbError, type AttachedDevice, isNetworkSerial } from "./errors.ts";
 import type { Link } from "./link.ts";
+import { type ClientShares, createClientShares } from "./queue.ts";
 import { AgentError } from "../core/errors.ts";
 
 export type { AttachedDevice };
@@ -28,6 +29,13 @@ export interface Phones {
    */
   resolve(device: string | undefined): Promise<Device>;
   /**
+   * resolve, with the call counted in its client's share of that phone until `release` (queue.ts,
+   * ClientShares): one client cannot hold every call a phone takes. Refused at once with BUSY past
+   * the share. `client` undefined: the server's only client (stdio, the doctor), which may use the
+   * whole phone.
+   */
+  admit(device: string | undefined, client: string | undefined): Promise<PhoneTurn>;
+  /**
    * The phones this server may drive, each with adb's state for it ("not attached" when adb does
    * not list it): the listed ones (host:port ones connected first), or every phone adb lists.
    */
@@ -36,9 +44,18 @@ export interface Phones {
   host(args: readonly string[]): Promise<DeviceOutput>;
 }
 
+/** A call's phone, held in its client's share until `release` (called once the call has ended). */
+export interface PhoneTurn {
+  device: Device;
+  release(): void;
+}
+
 export interface PhonesOptions {
   set: PhoneSet;
-  /** The server's links (link.ts): every adb call this registry makes goes through them. */
+  /**
+   * The server's links (link.ts): every adb call this registry makes goes through them, told
+   * against the set (Link.within).
+   */
   link: Link;
   /** Makes the Device for one phone, on the registry's link (main.ts: createDevice). */
   makeDevice: (phone: PhoneToMake) => Device;
@@ -69,32 +86,47 @@ function naming(serials: readonly string[]): string {
 }
 
 export function createPhones(options: PhonesOptions): Phones {
-  const { set, link, makeDevice } = options;
-  // One Device per serial for the server's life: each owns its phone's state (screen size, link,
-  // and the queue that runs one action at a time on that phone).
+  const { set, makeDevice } = options;
+  // One Device per phone, keyed by its real serial, for the server's life: each owns its phone's
+  // state (screen size, link, and the queue that runs one action at a time on that phone), so
+  // every name that reaches one phone (no device, or its serial) reaches one queue.
   const devices = new Map<string, Device>();
+  // The share of each phone's calls its clients hold (queue.ts), beside the phone's Device.
+  const shares = new WeakMap<Device, ClientShares>();
+  // The phone taken for adb's default device where nothing is configured: adb's only phone, until
+  // a device error says it went away (LinkScope.missing), when the next call looks again.
+  let defaultSerial: string | undefined;
+  const link = options.link.within({
+    set,
+    missing(serial) {
+      if (serial !== undefined && serial === defaultSerial) defaultSerial = undefined;
+    },
+  });
+  // adb's default device itself, for when adb lists no phone or several: adb then says why.
   let fallback: Device | undefined;
   const make = (serial: string | undefined, may: { connects: boolean; attachFirst: boolean }) =>
     makeDevice({ serial, ...may, link });
   const defaultDevice = () => fallback ??= make(undefined, { connects: true, attachFirst: false });
 
-  /**
-   * A listed phone's Device; a host:port one is attached before its first command and revived
-   * when it drops (link.ts).
-   */
-  function listedDevice(serial: string): Device {
+  /** The Device of `serial`, made on first use with what phone-eye may do for it. */
+  function deviceOf(serial: string, may: { connects: boolean; attachFirst: boolean }): Device {
     const known = devices.get(serial);
     if (known) return known;
-    const device = make(serial, { connects: true, attachFirst: true });
+    const device = make(serial, may);
     devices.set(serial, device);
     return device;
   }
 
+  /**
+   * A listed phone's Device; a host:port one is attached before its first command and revived
+   * when it drops (link.ts).
+   */
+  const listedDevice = (serial: string) => deviceOf(serial, { connects: true, attachFirst: true });
+
   /** A phone adb lists, named by an agent where the set is "any" or "default": never connected. */
   async function attachedDevice(serial: string, setName: string): Promise<Device> {
-    const known = devices.get(serial);
-    if (known) return known;
-    const attached = await link.attached();
+    if (devices.has(serial)) return devices.get(serial)!;
+    const attached = await listed(link);
     if (attached !== null && !attached.some((d) => d.serial === serial)) {
       throw new PhoneChoiceError(
         "UNKNOWN_PHONE",
@@ -103,18 +135,33 @@ export function createPhones(options: PhonesOptions): Phones {
         }; phone-eye connects no address an agent names, so give one of those serials (phone_devices lists them)`,
       );
     }
-    // Known again after the await: two calls may have raced here.
-    const again = devices.get(serial);
-    if (again) return again;
-    const device = make(serial, { connects: false, attachFirst: false });
-    devices.set(serial, device);
-    return device;
+    // Two calls may have raced here: deviceOf keeps the first Device made.
+    return deviceOf(serial, { connects: false, attachFirst: false });
+  }
+
+  /**
+   * adb's default device where nothing is configured, as the phone it is: when adb lists exactly
+   * one phone, ready, adb's default is that phone, so a call without device and one naming its
+   * serial share its Device and queue. Otherwise (none, several, not ready, no list) adb's default
+   * device itself, which then says what is wrong in adb's words (with several: pass device).
+   */
+  async function defaultPhone(): Promise<Device> {
+    if (defaultSerial !== undefined) return deviceOf(defaultSerial, NAMED);
+    // A list that cannot be had (a runner that refuses, in tests) leaves the choice to adb.
+    const attached = await listed(link).catch(() => null);
+    // Only a ready phone: one offline or unauthorized is left to adb, whose words say so.
+    const only = attached?.length === 1 && attached[0]?.state === "device"
+      ? attached[0]
+      : undefined;
+    if (only === undefined) return defaultDevice();
+    defaultSerial = only.serial;
+    return deviceOf(only.serial, NAMED);
   }
 
   async function resolve(device: string | undefined): Promise<Device> {
     switch (set.kind) {
       case "default":
-        if (device === undefined) return defaultDevice();
+        if (device === undefined) return await defaultPhone();
         return await attachedDevice(
           device,
           "no phone is configured (ANDROID_SERIAL and PHONE_EYE_DEVICES are unset), so a device must be one adb lists",
@@ -126,10 +173,10 @@ export function createPhones(options: PhonesOptions): Phones {
             "this server may drive any phone adb lists (PHONE_EYE_DEVICES=*)",
           );
         }
-        const attached = await link.attached();
+        const attached = await listed(link);
         const usable = attached?.filter((d) => d.state === "device") ?? [];
         const only = usable.length === 1 ? usable[0] : undefined;
-        if (only) return await attachedDevice(only.serial, "");
+        if (only) return deviceOf(only.serial, NAMED);
         throw new PhoneChoiceError("WHICH_PHONE", whichOfAny(attached, usable));
       }
       case "listed": {
@@ -146,7 +193,29 @@ export function createPhones(options: PhonesOptions): Phones {
     }
   }
 
-  return { set, resolve, roster: () => rosterOf(set, link), host: link.host };
+  async function admit(device: string | undefined, client: string | undefined) {
+    const phone = await resolve(device);
+    if (client === undefined) return { device: phone, release: () => {} };
+    let share = shares.get(phone);
+    if (share === undefined) shares.set(phone, share = createClientShares());
+    return { device: phone, release: share.take(client) };
+  }
+
+  return { set, resolve, admit, roster: () => rosterOf(set, link), host: link.host };
+}
+
+/** What phone-eye may do for a phone an agent named, or adb's only phone: never connect it. */
+const NAMED = { connects: false, attachFirst: false } as const;
+
+/**
+ * What adb lists, or null when `adb devices` failed or answered something else. When adb itself
+ * cannot run, that error, worded as every verb words it ("adb was not found on PATH").
+ */
+async function listed(link: Link): Promise<AttachedDevice[] | null> {
+  const list = await link.listing();
+  if (!(list instanceof AdbError)) return list;
+  if (adbCannotRun(list)) throw list;
+  return null;
 }
 
 /** Why a call must name one of the listed phones. */
@@ -190,7 +259,7 @@ async function rosterOf(set: PhoneSet, link: Link): Promise<AttachedDevice[]> {
       ),
     );
   }
-  const attached = await link.attached();
+  const attached = await listed(link);
   if (attached === null) {
     throw new PhoneChoiceError(
       "WHICH_PHONE",

@@ -1,5 +1,5 @@
-// One phone's share of adb: a few processes at once, actions one at a time in arrival order,
-// identical reads in flight shared, a bounded wait with a "busy" refusal, and cancels that stop work.
+// One phone's share of adb: a few processes at once, actions one at a time in arrival order, identical
+// reads shared, a bounded wait with a "busy" refusal, each client's share of it, cancels that stop work.
 
 import { AdbError } from "./errors.ts";
 
@@ -20,6 +20,53 @@ export const PHONE_SLOTS = 4;
  * 32 is eight times what one agent's look-act loop ever has in flight.
  */
 export const CALLS_MAX = 32;
+
+/**
+ * Calls one client may hold on one phone at once, where several clients share a server (over HTTP
+ * each MCP session, or each request without one), counted per call: a batch of a hundred calls is
+ * a hundred. A quarter of CALLS_MAX, because a call holds at most two of the phone's places at once
+ * (a look's screenshot and UI dump), so one client holds at most half of them and the rest stay
+ * for the others. Eight is still twice what one agent's look-act loop has in flight.
+ */
+export const CLIENT_CALLS_MAX = CALLS_MAX / 4;
+
+/** One phone's calls counted per client (phones.ts keeps one beside each phone's Device). */
+export interface ClientShares {
+  /**
+   * Counts a call of `client` until the returned function is called (once; later calls do
+   * nothing). Throws BUSY at once when the client already holds its share.
+   */
+  take(client: string): () => void;
+  /** Calls `client` holds now, for tests and messages. */
+  held(client: string): number;
+}
+
+export function createClientShares(perClient: number = CLIENT_CALLS_MAX): ClientShares {
+  // Only clients holding calls are kept: a client that went away leaves nothing behind.
+  const held = new Map<string, number>();
+  return {
+    take(client) {
+      const now = held.get(client) ?? 0;
+      if (now >= perClient) {
+        throw new AdbError("BUSY", {
+          what:
+            `busy: this client already has ${now} calls for this phone, its share (the phone takes ${CALLS_MAX} at once, shared by every client)`,
+          fix: "wait for an answer before sending more calls for this phone",
+        });
+      }
+      held.set(client, now + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (held.get(client) ?? 1) - 1;
+        if (left <= 0) held.delete(client);
+        else held.set(client, left);
+      };
+    },
+    held: (client) => held.get(client) ?? 0,
+  };
+}
 
 /** One piece of work for the phone. */
 export interface PhoneJob<T> {

@@ -21,7 +21,7 @@ export interface DoctorDeps extends PermissionDeps {
 
 /** Runs every check; the phone and vision checks run at once since they are independent. */
 export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
-  const adb = await checkAdb(deps.phones);
+  const { notOnPath, ...adb } = await checkAdb(deps.phones);
   const [phoneChecks, vision] = await Promise.all([
     adb.ok ? checkPhones(deps.phones) : Promise.resolve<Check[]>([{
       ok: false,
@@ -30,7 +30,10 @@ export async function runDoctor(deps: DoctorDeps): Promise<Check[]> {
     }]),
     checkVision(deps.vision, deps.config),
   ]);
-  const { shotsUsable, journalUsable, ...permissions } = await checkPermissions(deps);
+  const { shotsUsable, journalUsable, ...permissions } = await checkPermissions({
+    ...deps,
+    adbNotOnPath: notOnPath,
+  });
   const gated = (check: Check, gate: ExitGate): Check => ({ ...check, gate });
   return [
     gated(adb, "adb"),

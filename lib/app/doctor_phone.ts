@@ -9,13 +9,28 @@ import type { Phones } from "../adb/phones.ts";
 import { excerpt } from "../core/text.ts";
 import { type Check, failureReason } from "./doctor_check.ts";
 
-export async function checkAdb(phones: Phones): Promise<Check> {
+/**
+ * adb's version, or why adb cannot run in the words every verb uses. `notOnPath`: adb is missing,
+ * so the permission check does not blame its grant (Deno grants --allow-run=adb only to an adb it
+ * finds on PATH at start-up, and reports the grant refused when there is none).
+ */
+export async function checkAdb(phones: Phones): Promise<Check & { notOnPath: boolean }> {
   try {
     const out = await phones.host(["version"]);
     const [first = "", second = ""] = out.text.split(/\r?\n/);
-    return { ok: true, title: "adb found", detail: [`${first.trim()} ${second.trim()}`.trim()] };
+    return {
+      ok: true,
+      title: "adb found",
+      detail: [`${first.trim()} ${second.trim()}`.trim()],
+      notOnPath: false,
+    };
   } catch (error) {
-    return { ok: false, title: "adb not usable", detail: [failureReason(error, "run adb")] };
+    return {
+      ok: false,
+      title: "adb not usable",
+      detail: [failureReason(error, "run adb")],
+      notOnPath: error instanceof AdbError && error.code === "ADB_NOT_FOUND",
+    };
   }
 }
 
@@ -38,7 +53,14 @@ async function checkPhone(device: Device): Promise<Check> {
       ],
     };
   } catch (error) {
-    return { ok: false, title: phoneTrouble(error, where), detail: [failureReason(error, step)] };
+    const detail = [failureReason(error, step)];
+    // The agent is told to pass device; whoever runs the doctor chooses with the settings.
+    if (error instanceof AdbError && error.code === "MULTIPLE_DEVICES" && !device.serial) {
+      detail.push(
+        "to drive one of them, set ANDROID_SERIAL (or start phone-eye with --serial) to its serial, or PHONE_EYE_DEVICES to drive several, each call naming its device",
+      );
+    }
+    return { ok: false, title: phoneTrouble(error, where), detail };
   }
 }
 

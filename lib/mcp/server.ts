@@ -92,12 +92,15 @@ function failureResult<Schema extends ToolSchema>(
  * deno.json's serve-http task runs with --unstable-no-legacy-abort, so that signal aborts when the
  * client goes away, not once the answer has been sent.
  */
-function toolCall(ctx: ServerContext, session: Session): ToolCall {
+function toolCall(ctx: ServerContext, session: Session, shareId: string): ToolCall {
   const token = ctx.mcpReq._meta?.progressToken;
   const request = ctx.http?.req?.signal;
   return {
     session,
     record: createCallRecord(),
+    // Over HTTP a phone is shared with other clients: the MCP session, else this server's share id
+    // (CreateServerOptions.shareId). On stdio the one client may use the whole phone.
+    client: ctx.http === undefined ? undefined : ctx.sessionId ?? shareId,
     signal: request === undefined
       ? ctx.mcpReq.signal
       : AbortSignal.any([ctx.mcpReq.signal, request]),
@@ -152,10 +155,16 @@ export interface CreateServerOptions {
    * http_serve.ts passes the client's session's, or a fresh one where there is no session.
    */
   session?: Session;
+  /**
+   * Over HTTP, whose share of a phone a call without an MCP session counts against (the client's
+   * address, where the transport passes it). Unset: this server's own id, one per request there.
+   */
+  shareId?: string;
 }
 
 export function createServer(deps: ServerDeps, options: CreateServerOptions = {}): McpServer {
   const { tools = TOOLS, session = createSession(), client } = options;
+  const shareId = options.shareId ?? crypto.randomUUID();
   const server = new McpServer(
     { name: "phone-eye", version: VERSION },
     // The tool list never changes while the server runs. Declared here, before any tool is
@@ -166,7 +175,7 @@ export function createServer(deps: ServerDeps, options: CreateServerOptions = {}
   // The SDK runs each verb's schema before this (tool.ts, checkedBy), which passes on a refusal
   // in phone-eye's words; a failure of the handler itself becomes a result the agent can read.
   const serve: ServeTool = (def) => async (checked, ctx) => {
-    const call = toolCall(ctx, session);
+    const call = toolCall(ctx, session, shareId);
     const started = deps.clock.now();
     const ran: Ran = { outcome: "done", device: undefined };
     const result = await runTool(def, checked, call, ran);
@@ -193,15 +202,21 @@ export function createServer(deps: ServerDeps, options: CreateServerOptions = {}
     try {
       refuseLoneSurrogates(checked.args);
       if (def.phone === false) return await def.handler(deps, checked.args, call);
-      // The call's phone, checked against the phones this server may drive (lib/adb/phones.ts).
-      const device = ran.device = await deps.phones.resolve(deviceOf(checked.args));
-      // Coordinates were checked against this size (cached by then): a replay scales them by it.
-      const result = await def.handler({ ...deps, device }, checked.args, call);
-      const size = hasPoint(checked.args)
-        ? await device.screenSize().catch(() => undefined)
-        : undefined;
-      if (size !== undefined) call.record.screen = size;
-      return result;
+      // The call's phone, checked against the phones this server may drive (lib/adb/phones.ts),
+      // held in its client's share of that phone until the call ends.
+      const turn = await deps.phones.admit(deviceOf(checked.args), call.client);
+      const device = ran.device = turn.device;
+      try {
+        const result = await def.handler({ ...deps, device }, checked.args, call);
+        // Coordinates were checked against this size (cached by then): a replay scales them by it.
+        const size = hasPoint(checked.args)
+          ? await device.screenSize().catch(() => undefined)
+          : undefined;
+        if (size !== undefined) call.record.screen = size;
+        return result;
+      } finally {
+        turn.release();
+      }
     } catch (error) {
       ran.outcome = error instanceof ToolInputError ? "refused" : "failed";
       return failureResult(def, checked.args, error, deps);

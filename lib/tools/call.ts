@@ -54,6 +54,12 @@ export interface ToolCall {
   session: Session;
   /** What the verb found out that the journal keeps (lib/tools/call_record.ts). */
   record: CallRecord;
+  /**
+   * Who made the call, for its share of a phone (lib/adb/queue.ts, ClientShares): over HTTP the
+   * MCP session, or the request where there is none; undefined on stdio, whose one client may use
+   * the whole phone.
+   */
+  client?: string | undefined;
 }
 
 export function textResult(text: string): CallToolResult {

@@ -19,12 +19,25 @@ function setName(phones: Phones): string {
     : "nothing configured: adb's default device, or any phone adb lists by its serial";
 }
 
-/** One phone's line: its state, then what it says about itself when it is ready. */
-async function describePhone(phones: Phones, serial: string, state: string): Promise<string> {
+/**
+ * One phone's line: its state, then what it says about itself when it is ready. Its facts are read
+ * within the client's share of that phone, as any call on it is.
+ */
+async function describePhone(
+  phones: Phones,
+  phone: { serial: string; state: string },
+  client: string | undefined,
+): Promise<string> {
+  const { serial, state } = phone;
   if (state !== "device") return `- ${serial}: ${state}`;
   try {
-    const device = await phones.resolve(serial);
-    const out = await device.run(phoneFactsCommand());
+    const turn = await phones.admit(serial, client);
+    let out;
+    try {
+      out = await turn.device.run(phoneFactsCommand());
+    } finally {
+      turn.release();
+    }
     const facts = parsePhoneFacts(out.text);
     return facts === null
       ? `- ${serial}: device; its facts were unreadable (${excerpt(out.text, 120)})`
@@ -48,9 +61,10 @@ export const phoneDevices = defineServerTool({
   inputSchema: z.strictObject({}),
   annotations: LOOKS_ONLY,
   action: "list the phones",
-  async handler({ phones }) {
+  async handler({ phones }, _args, call) {
+    // When adb cannot run, the roster says so in the words every verb uses ("adb was not found").
     const roster = await phones.roster();
-    const lines = await Promise.all(roster.map((d) => describePhone(phones, d.serial, d.state)));
+    const lines = await Promise.all(roster.map((d) => describePhone(phones, d, call.client)));
     const head = roster.length === 0
       ? `No phone to drive (${setName(phones)}): "adb devices" lists none.`
       : `${roster.length} phone${roster.length === 1 ? "" : "s"} this server may drive (${

@@ -93,13 +93,19 @@ for (const client of clients) {
       assert.deepEqual([r.sim.screen().name, r.sim.screen().url], ["browser", url]);
     });
 
-    await t.step("a serial two phones answer to names them and asks for an exact one", async () => {
-      // adb matches -s against model: names too; both phones are model SimPhone.
-      const { isError, text } = await on(ambiguous, "phone_key", { key: "home", settle: false });
-      assert.equal(isError, true);
-      assert.match(text, /more than one Android device answers to "model:SimPhone"/);
-      assert.ok(text.includes(r.sims[0]!.serial) && text.includes(r.sims[1]!.serial), text);
-    });
+    await t.step(
+      "a serial two phones answer to asks for an exact one in PHONE_EYE_DEVICES, naming only the listed phones",
+      async () => {
+        // adb matches -s against model: names too; both phones are model SimPhone, and only the
+        // first is listed by its serial: the second is a phone outside PHONE_EYE_DEVICES.
+        const { isError, text } = await on(ambiguous, "phone_key", { key: "home", settle: false });
+        assert.equal(isError, true);
+        assert.match(text, /more than one Android device answers to "model:SimPhone"/);
+        assert.ok(text.includes(`of PHONE_EYE_DEVICES, adb sees: ${r.sims[0]!.serial}`), text);
+        assert.ok(!text.includes(r.sims[1]!.serial), text);
+        assert.match(text, /one exact serial from "adb devices" in PHONE_EYE_DEVICES/);
+      },
+    );
   });
 }
 

@@ -332,7 +332,7 @@ Deno.test({
     await rejectsWith(
       device.run(tapCommand(1, 1)),
       "MULTIPLE_DEVICES",
-      /no serial was chosen; adb sees: emulator-5554 \(device\), 192\.168\.1\.7:5555 \(offline\); .*set ANDROID_SERIAL/,
+      /no serial was chosen; adb sees: emulator-5554 \(device\), 192\.168\.1\.7:5555 \(offline\); .*give device with the serial of the one to drive/,
     );
   },
 });

@@ -143,3 +143,30 @@ Deno.test("a shared adb server: ADB_SERVER_SOCKET reaches phones attached to ano
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("with nothing configured, a tap without device and one naming the phone never run on it at once", async () => {
+  // adb's default device is the rig's only phone; phone-eye is told neither its serial nor a list.
+  await using rig = await startRig({ serial: null, env: { PHONE_EYE_ADB_TIMEOUT_MS: "3000" } });
+  const { sim } = rig;
+  // Learn the screen size first, so each tap below is one `input` and nothing else.
+  const warm = await rig.call("phone_tap", { x: 1, y: 1, settle: false });
+  assert.notEqual(warm.isError, true, textOf(warm));
+  sim.faults.hang(/input tap (11|22) /);
+  let firstSettled = false;
+  const first = rig.call("phone_tap", { x: 11, y: 11, settle: false }).finally(() =>
+    firstSettled = true
+  );
+  await waitFor(() => sim.commands().some((c) => c.includes("input tap 11 ")), "the first tap");
+  const second = rig.call("phone_tap", { device: sim.serial, x: 22, y: 22, settle: false });
+  // The phone hangs the first tap until adb's timeout ends it: the second, by serial, waits its
+  // turn on the same queue instead of reaching the phone beside it.
+  await waitFor(
+    () => sim.commands().some((c) => c.includes("input tap 22 ")),
+    "the second tap",
+    30_000,
+  );
+  assert.equal(firstSettled, true, "the second tap reached the phone while the first ran");
+  sim.faults.clear();
+  assert.match(textOf(await first), /did not finish within 3000 ms/);
+  await second;
+});

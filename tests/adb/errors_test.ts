@@ -70,7 +70,7 @@ const TEXTS: Array<{
     code: "MULTIPLE_DEVICES",
     withSerial: /more than one Android device answers to "192\.0\.2\.9:5555".*exact serial/,
     withoutSerial:
-      /more than one Android device is attached and no serial was chosen; set ANDROID_SERIAL/,
+      /more than one Android device is attached and no serial was chosen; give device with the serial of the one to drive/,
   },
   {
     // adb 29 for an -s that matches two devices.
@@ -274,7 +274,7 @@ Deno.test({
         attached: seen(["R58M123ABD", "device"], ["192.168.1.20:5555", "device"]),
         code: "MULTIPLE_DEVICES",
         says:
-          /no serial was chosen; adb sees: R58M123ABD \(device\), 192\.168\.1\.20:5555 \(device\); set ANDROID_SERIAL/,
+          /no serial was chosen; adb sees: R58M123ABD \(device\), 192\.168\.1\.20:5555 \(device\); give device with the serial of the one to drive/,
       },
     ];
     for (const c of cases) {

@@ -8,7 +8,11 @@ import { describeFacts, parsePhoneFacts, phoneFactsCommand } from "../../lib/adb
 import { deviceShellLine } from "../../lib/adb/commands.ts";
 import { ConfigError, type EnvVar, loadConfig, type PhoneSet } from "../../lib/config/config.ts";
 import { createPhones, NOT_ATTACHED, PhoneChoiceError } from "../../lib/adb/phones.ts";
-import { exited, fakeAdb, type FakeRule } from "../helpers/fake_adb.ts";
+import { CLIENT_CALLS_MAX } from "../../lib/adb/queue.ts";
+import { tapCommand } from "../../lib/adb/input_commands.ts";
+import { EXIT_MARKER } from "../../lib/adb/exit_marker.ts";
+import { exited, fakeAdb, type FakeRule, rejectsWith } from "../helpers/fake_adb.ts";
+import { heldRunner } from "./held_runner.ts";
 
 const env = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
 
@@ -235,5 +239,111 @@ Deno.test({
       "Pixel 7, Android 14, screen 720×1600, ADB Keyboard installed (any text)",
     );
     assert.equal(parsePhoneFacts("Pixel 7\n"), null);
+  },
+});
+
+const ONE_PHONE = exited(0, "List of devices attached\nR58N\tdevice\n\n");
+
+Deno.test({
+  name:
+    "with nothing configured, a call without device and one naming adb's only phone get one Device",
+  permissions: "none",
+  async fn() {
+    const byDefault = phonesOver({ kind: "default" }, [[/^devices$/, ONE_PHONE]]);
+    const first = await byDefault.phones.resolve(undefined);
+    assert.equal(first.serial, "R58N", "adb's only phone, by its real serial");
+    assert.equal(await byDefault.phones.resolve("R58N"), first);
+    assert.equal(await byDefault.phones.resolve(undefined), first);
+    // Taken once: the next calls without device ask adb nothing.
+    assert.deepEqual(byDefault.adb.calls, ["devices"]);
+
+    const bySerial = phonesOver({ kind: "default" }, [[/^devices$/, ONE_PHONE]]);
+    const named = await bySerial.phones.resolve("R58N");
+    assert.equal(await bySerial.phones.resolve(undefined), named);
+    assert.deepEqual(bySerial.made, [{ serial: "R58N", connects: false }]);
+  },
+});
+
+Deno.test({
+  name:
+    "with nothing configured, a tap without device and one naming the phone run one at a time on it",
+  permissions: "none",
+  async fn() {
+    const adb = heldRunner();
+    const phones = createPhones({
+      set: { kind: "default" },
+      link: createLink({ run: adb.run, timeoutMs: 1000 }),
+      makeDevice: (phone) => createDevice({ run: adb.run, timeoutMs: 1000, ...phone }),
+    });
+    const byDefault = phones.resolve(undefined);
+    (await adb.next(/^devices$/)).answer(ONE_PHONE);
+    const [a, b] = [await byDefault, await phones.resolve("R58N")];
+    const taps = [a.run(tapCommand(1, 1)), b.run(tapCommand(2, 2))];
+    // Both calls were made in one step: a second queue would have sent its tap by now.
+    const inputs = () => adb.held.filter((h) => / shell input tap /.test(h.line));
+    assert.deepEqual(inputs().map((h) => h.line.split(" ").slice(0, 6).join(" ")), [
+      "-s R58N shell input tap 1",
+    ]);
+    inputs()[0]!.answer(exited(0, `${EXIT_MARKER}0\n`));
+    (await adb.next(/input tap 2 2/)).answer(exited(0, `${EXIT_MARKER}0\n`));
+    await Promise.all(taps);
+    assert.equal(adb.most, 1, "one input on the phone at a time");
+  },
+});
+
+Deno.test({
+  name:
+    "adb's only phone is taken again once it went away; none, several or one not ready are left to adb",
+  permissions: "none",
+  async fn() {
+    const lists = [
+      "List of devices attached\nR58N\tdevice\n\n",
+      "List of devices attached\nR58N\toffline\nX1\tdevice\n\n",
+      "List of devices attached\nX1\tdevice\n\n",
+    ].map((text) => exited(0, text));
+    const { phones, adb } = phonesOver({ kind: "default" }, [
+      [/^devices$/, lists],
+      [/^-s R58N shell/, exited(1, "", "error: device 'R58N' not found\n")],
+    ]);
+    const gone = await phones.resolve(undefined);
+    await assert.rejects(gone.screenSize(), /no Android device reachable at R58N; adb sees/);
+    assert.equal((await phones.resolve(undefined)).serial, "X1");
+    assert.equal(adb.calls.filter((c) => c === "devices").length, 3);
+
+    for (
+      const list of [
+        "List of devices attached\n\n",
+        "List of devices attached\nR58N\tdevice\nX1\tdevice\n\n",
+        "List of devices attached\nR58N\tunauthorized\n\n",
+      ]
+    ) {
+      const left = phonesOver({ kind: "default" }, [[/^devices$/, exited(0, list)]]);
+      assert.equal((await left.phones.resolve(undefined)).serial, undefined, list);
+    }
+  },
+});
+
+Deno.test({
+  name: "a client holds at most its share of one phone's calls, and another client is admitted",
+  permissions: "none",
+  async fn() {
+    const { phones } = phonesOver(listed("R58N", "X1"));
+    const turns = [];
+    for (let i = 0; i < CLIENT_CALLS_MAX; i++) turns.push(await phones.admit("R58N", "a"));
+    await rejectsWith(
+      phones.admit("R58N", "a"),
+      "BUSY",
+      new RegExp(`this client already has ${CLIENT_CALLS_MAX} calls for this phone, its share`),
+    );
+    // Another client, and the same client on another phone, are not held back.
+    (await phones.admit("R58N", "b")).release();
+    (await phones.admit("X1", "a")).release();
+    // The only client (stdio, the doctor) may use the whole phone.
+    for (let i = 0; i < 3 * CLIENT_CALLS_MAX; i++) await phones.admit("R58N", undefined);
+    turns[0]!.release();
+    turns[0]!.release(); // a second release frees nothing more
+    const again = await phones.admit("R58N", "a");
+    await rejectsWith(phones.admit("R58N", "a"), "BUSY", /its share/);
+    again.release();
   },
 });

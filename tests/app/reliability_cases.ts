@@ -127,13 +127,13 @@ export const RELIABILITY_CASES: readonly ReliabilityCase[] = [
     id: "several-devices",
     fault: "Several phones attached and no serial chosen",
     does: "Sends nothing; lists the attached serials and says to pick one",
-    agent: "Ask the user to set ANDROID_SERIAL (or --serial) and restart phone-eye",
+    agent: "Call again with device set to one of the serials",
     profile: "no-serial",
     call: { tool: "phone_key", args: { key: "home" } },
     expect: {
       isError: true,
       says:
-        /more than one Android device .*adb sees: 127\.0\.0\.1:\d+ \(device\), 127\.0\.0\.1:\d+ \(device\); set ANDROID_SERIAL /,
+        /more than one Android device .*adb sees: 127\.0\.0\.1:\d+ \(device\), 127\.0\.0\.1:\d+ \(device\); give device with the serial /,
       ran: { tool: "input", times: 0 },
     },
   },

@@ -252,7 +252,10 @@ testThroughEach(
         const { isError, text } = await on(typo, "phone_tap", { x: 1, y: 1, settle: false });
         assert.equal(isError, true);
         const listed = [wifi, legacy].map((sim) => `${sim.serial} (device)`).sort();
-        const seen = /; adb sees: (.*?); if "R58M123ABC" is a typo, set ANDROID_SERIAL/.exec(text);
+        // Named where the mode in force fixes it: PHONE_EYE_DEVICES, not ANDROID_SERIAL.
+        const seen =
+          /; of PHONE_EYE_DEVICES, adb sees: (.*?); if "R58M123ABC" is mistyped in PHONE_EYE_DEVICES, /
+            .exec(text);
         assert.ok(text.startsWith("Cannot tap: no Android device reachable at R58M123ABC; "), text);
         assert.deepEqual(seen?.[1]?.split(", ").sort(), listed, text);
         assert.equal(inputs(), before);
@@ -287,12 +290,13 @@ testThroughEach(
     });
     const [first, second] = r.sims as [SimPhone, SimPhone];
 
-    await t.step("more than one device names both and says to set ANDROID_SERIAL", async () => {
+    await t.step("more than one device names both and says to give device", async () => {
       for (const sim of r.sims) await r.adb.connect(sim.serial);
       const result = await r.call("phone_key", { key: "home", settle: false });
       assert.equal(result.isError, true);
       const text = textOf(result);
-      assert.match(text, /more than one Android device.*ANDROID_SERIAL.*--serial/);
+      assert.match(text, /more than one Android device.*give device with the serial/);
+      assert.doesNotMatch(text, /ANDROID_SERIAL|restart/);
       assert.ok(text.includes(first.serial) && text.includes(second.serial), text);
     });
 
@@ -333,12 +337,12 @@ testThroughEach(
         await r.adb.waitForState(first.serial, "offline");
         const result = await r.call("phone_key", { key: "home", settle: false });
         assert.equal(result.isError, true);
+        // The phone the earlier steps drove as adb's only phone is named by its serial.
+        const at = first.serial.replaceAll(".", "\\.");
         assert.match(
           textOf(result),
           new RegExp(
-            `^Cannot press a key: no Android device reachable; adb sees: ${
-              first.serial.replaceAll(".", "\\.")
-            } \\(offline\\); an offline phone usually comes back after "adb reconnect offline"`,
+            `^Cannot press a key: no Android device reachable at ${at}; adb sees: ${at} \\(offline\\); an offline phone usually comes back after "adb reconnect offline"`,
           ),
         );
       },
