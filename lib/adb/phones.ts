@@ -86,34 +86,103 @@ function naming(serials: readonly string[]): string {
 }
 
 export function createPhones(options: PhonesOptions): Phones {
-  const { set, makeDevice } = options;
-  // One Device per phone, keyed by its real serial, for the server's life: each owns its phone's
-  // state (screen size, link, and the queue that runs one action at a time on that phone), so
-  // every name that reaches one phone (no device, or its serial) reaches one queue.
-  const devices = new Map<string, Device>();
-  // The share of each phone's calls its clients hold (queue.ts), beside the phone's Device.
-  const shares = new WeakMap<Device, ClientShares>();
-  // The phone taken for adb's default device where nothing is configured: adb's only phone, until
-  // a device error says it went away (LinkScope.missing), when the next call looks again.
-  let defaultSerial: string | undefined;
-  const link = options.link.within({
-    set,
-    missing(serial) {
-      if (serial !== undefined && serial === defaultSerial) defaultSerial = undefined;
-    },
-  });
-  // adb's default device itself, for when adb lists no phone or several: adb then says why.
-  let fallback: Device | undefined;
-  const make = (serial: string | undefined, may: { connects: boolean; attachFirst: boolean }) =>
-    makeDevice({ serial, ...may, link });
-  const defaultDevice = () => fallback ??= make(undefined, { connects: true, attachFirst: false });
+  return new PhoneRegistry(options);
+}
+
+/** What a Device is made with, beyond its serial: whether phone-eye may connect it. */
+type MayConnect = { connects: boolean; attachFirst: boolean };
+
+/**
+ * One Device per phone, keyed by its real serial, for the server's life: each owns its phone's
+ * state (screen size, link, and the queue that runs one action at a time on that phone), so every
+ * name that reaches one phone (no device, or its serial) reaches one queue.
+ */
+class PhoneRegistry implements Phones {
+  readonly set: PhoneSet;
+  readonly #link: Link;
+  readonly #makeDevice: PhonesOptions["makeDevice"];
+  readonly #devices = new Map<string, Device>();
+  /** The share of each phone's calls its clients hold (queue.ts), beside the phone's Device. */
+  readonly #shares = new WeakMap<Device, ClientShares>();
+  /**
+   * The phone taken for adb's default device where nothing is configured: adb's only phone, until
+   * a device error says it went away (LinkScope.missing), when the next call looks again.
+   */
+  #defaultSerial: string | undefined;
+  /** adb's default device itself, for when adb lists no phone or several: adb then says why. */
+  #fallback: Device | undefined;
+
+  constructor(options: PhonesOptions) {
+    this.set = options.set;
+    this.#makeDevice = options.makeDevice;
+    this.#link = options.link.within({
+      set: options.set,
+      missing: (serial) => {
+        if (serial !== undefined && serial === this.#defaultSerial) this.#defaultSerial = undefined;
+      },
+    });
+  }
+
+  readonly host = (args: readonly string[]): Promise<DeviceOutput> => this.#link.host(args);
+
+  roster(): Promise<AttachedDevice[]> {
+    return rosterOf(this.set, this.#link);
+  }
+
+  async resolve(device: string | undefined): Promise<Device> {
+    const set = this.set;
+    switch (set.kind) {
+      case "default":
+        if (device === undefined) return await this.#defaultPhone();
+        return await this.#attachedDevice(
+          device,
+          "no phone is configured (ANDROID_SERIAL and PHONE_EYE_DEVICES are unset), so a device must be one adb lists",
+        );
+      case "any": {
+        if (device !== undefined) {
+          return await this.#attachedDevice(
+            device,
+            "this server may drive any phone adb lists (PHONE_EYE_DEVICES=*)",
+          );
+        }
+        const attached = await listed(this.#link);
+        const usable = attached?.filter((d) => d.state === "device") ?? [];
+        const only = usable.length === 1 ? usable[0] : undefined;
+        if (only) return this.#deviceOf(only.serial, NAMED);
+        throw new PhoneChoiceError("WHICH_PHONE", whichOfAny(attached, usable));
+      }
+      case "listed": {
+        const { serials, from } = set;
+        if (device === undefined) {
+          if (serials.length === 1) return this.#listedDevice(serials[0]);
+          throw new PhoneChoiceError("WHICH_PHONE", whichOfListed(serials, from));
+        }
+        if (!serials.includes(device)) {
+          throw new PhoneChoiceError("UNKNOWN_PHONE", notListed(device, serials, from));
+        }
+        return this.#listedDevice(device);
+      }
+    }
+  }
+
+  async admit(device: string | undefined, client: string | undefined): Promise<PhoneTurn> {
+    const phone = await this.resolve(device);
+    if (client === undefined) return { device: phone, release: () => {} };
+    let share = this.#shares.get(phone);
+    if (share === undefined) this.#shares.set(phone, share = createClientShares());
+    return { device: phone, release: share.take(client) };
+  }
+
+  #make(serial: string | undefined, may: MayConnect): Device {
+    return this.#makeDevice({ serial, ...may, link: this.#link });
+  }
 
   /** The Device of `serial`, made on first use with what phone-eye may do for it. */
-  function deviceOf(serial: string, may: { connects: boolean; attachFirst: boolean }): Device {
-    const known = devices.get(serial);
+  #deviceOf(serial: string, may: MayConnect): Device {
+    const known = this.#devices.get(serial);
     if (known) return known;
-    const device = make(serial, may);
-    devices.set(serial, device);
+    const device = this.#make(serial, may);
+    this.#devices.set(serial, device);
     return device;
   }
 
@@ -121,12 +190,15 @@ export function createPhones(options: PhonesOptions): Phones {
    * A listed phone's Device; a host:port one is attached before its first command and revived
    * when it drops (link.ts).
    */
-  const listedDevice = (serial: string) => deviceOf(serial, { connects: true, attachFirst: true });
+  #listedDevice(serial: string): Device {
+    return this.#deviceOf(serial, { connects: true, attachFirst: true });
+  }
 
   /** A phone adb lists, named by an agent where the set is "any" or "default": never connected. */
-  async function attachedDevice(serial: string, setName: string): Promise<Device> {
-    if (devices.has(serial)) return devices.get(serial)!;
-    const attached = await listed(link);
+  async #attachedDevice(serial: string, setName: string): Promise<Device> {
+    const known = this.#devices.get(serial);
+    if (known) return known;
+    const attached = await listed(this.#link);
     if (attached !== null && !attached.some((d) => d.serial === serial)) {
       throw new PhoneChoiceError(
         "UNKNOWN_PHONE",
@@ -136,7 +208,7 @@ export function createPhones(options: PhonesOptions): Phones {
       );
     }
     // Two calls may have raced here: deviceOf keeps the first Device made.
-    return deviceOf(serial, { connects: false, attachFirst: false });
+    return this.#deviceOf(serial, NAMED);
   }
 
   /**
@@ -145,63 +217,20 @@ export function createPhones(options: PhonesOptions): Phones {
    * serial share its Device and queue. Otherwise (none, several, not ready, no list) adb's default
    * device itself, which then says what is wrong in adb's words (with several: pass device).
    */
-  async function defaultPhone(): Promise<Device> {
-    if (defaultSerial !== undefined) return deviceOf(defaultSerial, NAMED);
+  async #defaultPhone(): Promise<Device> {
+    if (this.#defaultSerial !== undefined) return this.#deviceOf(this.#defaultSerial, NAMED);
     // A list that cannot be had (a runner that refuses, in tests) leaves the choice to adb.
-    const attached = await listed(link).catch(() => null);
+    const attached = await listed(this.#link).catch(() => null);
     // Only a ready phone: one offline or unauthorized is left to adb, whose words say so.
     const only = attached?.length === 1 && attached[0]?.state === "device"
       ? attached[0]
       : undefined;
-    if (only === undefined) return defaultDevice();
-    defaultSerial = only.serial;
-    return deviceOf(only.serial, NAMED);
-  }
-
-  async function resolve(device: string | undefined): Promise<Device> {
-    switch (set.kind) {
-      case "default":
-        if (device === undefined) return await defaultPhone();
-        return await attachedDevice(
-          device,
-          "no phone is configured (ANDROID_SERIAL and PHONE_EYE_DEVICES are unset), so a device must be one adb lists",
-        );
-      case "any": {
-        if (device !== undefined) {
-          return await attachedDevice(
-            device,
-            "this server may drive any phone adb lists (PHONE_EYE_DEVICES=*)",
-          );
-        }
-        const attached = await listed(link);
-        const usable = attached?.filter((d) => d.state === "device") ?? [];
-        const only = usable.length === 1 ? usable[0] : undefined;
-        if (only) return deviceOf(only.serial, NAMED);
-        throw new PhoneChoiceError("WHICH_PHONE", whichOfAny(attached, usable));
-      }
-      case "listed": {
-        const { serials, from } = set;
-        if (device === undefined) {
-          if (serials.length === 1) return listedDevice(serials[0]);
-          throw new PhoneChoiceError("WHICH_PHONE", whichOfListed(serials, from));
-        }
-        if (!serials.includes(device)) {
-          throw new PhoneChoiceError("UNKNOWN_PHONE", notListed(device, serials, from));
-        }
-        return listedDevice(device);
-      }
+    if (only === undefined) {
+      return this.#fallback ??= this.#make(undefined, { connects: true, attachFirst: false });
     }
+    this.#defaultSerial = only.serial;
+    return this.#deviceOf(only.serial, NAMED);
   }
-
-  async function admit(device: string | undefined, client: string | undefined) {
-    const phone = await resolve(device);
-    if (client === undefined) return { device: phone, release: () => {} };
-    let share = shares.get(phone);
-    if (share === undefined) shares.set(phone, share = createClientShares());
-    return { device: phone, release: share.take(client) };
-  }
-
-  return { set, resolve, admit, roster: () => rosterOf(set, link), host: link.host };
 }
 
 /** What phone-eye may do for a phone an agent named, or adb's only phone: never connect it. */

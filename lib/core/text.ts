@@ -119,3 +119,8 @@ export function nameKey(text: string): string {
   return oneLine(text).normalize("NFKC").replace(QUOTES, "'").replace(DOUBLE_QUOTES, '"')
     .replace(DASHES, "-").toLowerCase().replaceAll("ς", "σ");
 }
+
+/** "45 s", "0.3 s": budgets and durations as the agent reads them. */
+export function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}

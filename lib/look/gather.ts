@@ -4,7 +4,7 @@
 import { buildVisionPrompt } from "./fusion.ts";
 import type { LookCall, LookDeps } from "./deps.ts";
 import { lookProgress } from "./progress.ts";
-import { AgentError } from "../core/errors.ts";
+import { AgentError, errorText } from "../core/errors.ts";
 import { encodeFrame } from "../image/encode.ts";
 import { fitFor, visionSizing } from "../image/sizing.ts";
 import { captureScreen, readUiTree } from "../screen/screen.ts";
@@ -55,7 +55,7 @@ export interface LookOutcomes {
 function failureOf(error: unknown): ChannelFailure {
   return error instanceof AgentError
     ? { kind: "error", error }
-    : { kind: "unexpected", detail: error instanceof Error ? error.message : String(error) };
+    : { kind: "unexpected", detail: errorText(error) };
 }
 
 async function settle<T>(work: Promise<T>): Promise<Outcome<T>> {
@@ -150,6 +150,8 @@ function announce<T>(work: Promise<T>, done: (ok: boolean) => void): Promise<T> 
  * Step 1: runs both channels at once; neither's failure stops the other. The look answers within
  * deps.lookBudgetMs whatever the phone or the vision server do: at the budget the vision call is
  * aborted and a channel still running is reported as late, so the agent keeps what did arrive.
+ * Longer than 80 lines on purpose: the two channels, the budget's cut and the progress they
+ * report share one timeline, which reads as one story here and as four half-stories split up.
  */
 export async function gatherLook(
   deps: LookDeps,

@@ -4,7 +4,8 @@
 import type { LookCall, LookDeps } from "./deps.ts";
 import { gatherLook, type LookOutcomes, type Outcome } from "./gather.ts";
 import { type LookAnswer, lookAnswer } from "./look.ts";
-import { lookProgress, seconds } from "./progress.ts";
+import { lookProgress } from "./progress.ts";
+import { seconds } from "../core/text.ts";
 import { WAIT_CANCELLED } from "./words.ts";
 import type { Clock } from "../core/clock.ts";
 import { AgentError } from "../core/errors.ts";

@@ -3,14 +3,10 @@
 
 import type { Clock } from "../core/clock.ts";
 import type { ReportProgress } from "../core/progress.ts";
+import { seconds } from "../core/text.ts";
 
 /** How often a long look tells a client that asked for progress that it is still at work. */
 export const PROGRESS_EVERY_MS = 5_000;
-
-/** "45 s", "0.3 s": budgets and durations as the agent reads them. */
-export function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
-}
 
 /**
  * Progress for a client that sent a progress token: each step as it happens, and every `everyMs`

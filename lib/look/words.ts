@@ -4,7 +4,7 @@
 import { formatSnapLines } from "./fusion.ts";
 import type { Look } from "./fuse.ts";
 import type { ChannelFailure, Seen } from "./gather.ts";
-import { seconds } from "./progress.ts";
+import { seconds } from "../core/text.ts";
 import { failureWords } from "../core/errors.ts";
 import { truncate } from "../core/text.ts";
 

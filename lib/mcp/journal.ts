@@ -1,6 +1,7 @@
 // The journal (PHONE_EYE_JOURNAL): one JSON line per tool call once it ends, appended whole to a
 // bounded file (one previous file kept). The file functions come from start-up, so tests pass fakes.
 
+import { errorText } from "../core/errors.ts";
 import type { CallRecord } from "../tools/call_record.ts";
 
 /** Where the file rolls over: past this many bytes it becomes FILE.1 and a new FILE begins. */
@@ -170,7 +171,7 @@ function journalFailure(error: unknown, path: string): string {
       journalGrantFix(dir)
     }`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }
 
 /** The folder a journal file lives in: what the permissions grant. */

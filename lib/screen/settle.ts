@@ -3,6 +3,7 @@
 
 import { cancelledError } from "../adb/queue.ts";
 import type { Clock } from "../core/clock.ts";
+import { seconds } from "../core/text.ts";
 import { describeChanges, parseWindowState, sameScreen, windowChanging } from "./changes.ts";
 import type { ActionTurn, PhoneScreen, ScreenReading } from "./phone_screen.ts";
 import { readDump } from "./ui_dump.ts";
@@ -168,8 +169,6 @@ function settleRead(read: ScreenRead): SettleRead {
   if (!dump.ok) return { ok: false, reason: dump.reason, idleState: dump.idleState };
   return { ok: true, elements: parseUiTree(dump.xml), ...window };
 }
-
-const seconds = (ms: number) => `${Number((ms / 1000).toFixed(1))} s`;
 
 /**
  * Other actions begun on the phone between the screen before `turn` and the reading after it: the

@@ -25,7 +25,7 @@ import {
   SETTLE_SENTENCE,
   settleField,
 } from "./acting.ts";
-import { AgentError, failureWords, ToolInputError } from "../core/errors.ts";
+import { AgentError, errorText, failureWords, ToolInputError } from "../core/errors.ts";
 import { errorResult } from "./call.ts";
 import { ACTS_ON_PHONE, defineTool, deviceArg } from "./tool.ts";
 
@@ -180,5 +180,5 @@ function restoreWords(restored: Restored): string {
 /** An error's words for a step of typing: an AgentError's sentence, or an unexpected one's text. */
 function errorWords(step: string, error: unknown): string {
   if (error instanceof AgentError) return failureWords(step, error);
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }
