@@ -1,5 +1,5 @@
 // The Streamable HTTP face of phone-eye: the SDK's createMcpHandler behind the gate (Host, Origin,
-// token, path), with request bodies capped and a cap on the requests one client has open at once.
+// token, path), with request bodies capped, requests and body bytes budgeted, and each one logged.
 
 import {
   createMcpHandler,
@@ -7,11 +7,14 @@ import {
   isJsonContentType,
   isLegacyRequest,
   type McpServer,
-  readRequestBody,
 } from "@modelcontextprotocol/server";
+import { type Clock, realClock } from "../core/clock.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { MAX_LINE_BYTES } from "./stdio_lines.ts";
+import { accessLine, type RpcSummary, summarizeRpc } from "./http_access_log.ts";
+import { readBody } from "./http_body.ts";
 import { gate, refusal } from "./http_gate.ts";
+import { BODY_DEADLINE_MS, type BudgetLimits, type Lease, RequestBudget } from "./http_limits.ts";
 import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
@@ -36,6 +39,18 @@ export interface HttpServeDeps {
   maxInFlightPerClient?: number;
   /** MAX_SESSIONS by default. */
   maxSessions?: number;
+  /** The caps across clients (http_limits.ts's by default; maxInFlightPerClient sets the per-client one). */
+  budget?: Partial<Omit<BudgetLimits, "maxOpenPerClient">>;
+  /** From a request's header to its body's end: BODY_DEADLINE_MS by default. */
+  bodyDeadlineMs?: number;
+  /** Durations and the body deadline (realClock by default). */
+  clock?: Clock;
+  /** The wall clock the access log's times are read from (Date.now by default). */
+  wallNow?: () => number;
+  /** Where each request's access line goes (stderr in production); none by default. */
+  accessLog?: (line: string) => void;
+  /** What the access log names as the phone of a call without `device`: "default" by default. */
+  defaultPhone?: string;
 }
 
 export interface HttpHandler {
@@ -47,14 +62,14 @@ export interface HttpHandler {
 
 /**
  * `response` with a body that calls `done` once it has been read to its end, has failed, or was
- * cancelled (the client went away), so a streamed answer counts as open until it really ends.
+ * cancelled (the client went away: `gone`), so a streamed answer counts as open until it ends.
  */
-function whenBodyDone(response: Response, done: () => void): Response {
+function whenBodyDone(response: Response, done: (gone: boolean) => void): Response {
   let finished = false;
-  const finish = () => {
+  const finish = (gone = false) => {
     if (finished) return;
     finished = true;
-    done();
+    done(gone);
   };
   if (response.body === null) {
     finish();
@@ -70,12 +85,12 @@ function whenBodyDone(response: Response, done: () => void): Response {
           controller.close();
         } else controller.enqueue(value);
       } catch (error) {
-        finish();
+        finish(true);
         controller.error(error);
       }
     },
     cancel(reason) {
-      finish();
+      finish(true);
       return reader.cancel(reason);
     },
   });
@@ -86,22 +101,14 @@ function whenBodyDone(response: Response, done: () => void): Response {
   });
 }
 
-/**
- * A POST's JSON body, read from a copy so the request stays whole for whoever serves it. None
- * when there is no JSON to read (another content type, empty, over `maxBytes`, broken): the SDK
- * then reads the request itself and answers that as it always has.
- */
-async function peekJson(
-  request: Request,
-  maxBytes: number,
-): Promise<{ value: unknown } | undefined> {
-  if (request.method !== "POST" || !isJsonContentType(request.headers.get("content-type"))) {
-    return undefined;
-  }
+/** A POST body's JSON, when it is JSON: the SDK answers anything else itself, as it always has. */
+function parsedJson(request: Request, bytes: Uint8Array): { value: unknown } | undefined {
+  if (
+    request.method !== "POST" || bytes.length === 0 ||
+    !isJsonContentType(request.headers.get("content-type"))
+  ) return undefined;
   try {
-    const read = await readRequestBody(request.clone(), maxBytes);
-    if (read.tooLarge || read.text === "") return undefined;
-    return { value: JSON.parse(read.text) };
+    return { value: JSON.parse(new TextDecoder().decode(bytes)) };
   } catch {
     return undefined;
   }
@@ -124,8 +131,10 @@ async function peekJson(
  *   starts none, and an open stream would hold one of its client's in-flight slots for good.
  */
 export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
-  const maxInFlight = deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT;
   const maxBodyBytes = deps.maxBodyBytes ?? MAX_LINE_BYTES;
+  const clock = deps.clock ?? realClock;
+  const wallNow = deps.wallNow ?? Date.now;
+  const defaultPhone = deps.defaultPhone ?? "default";
   const mcp = createMcpHandler(() => deps.server(createSession()), {
     legacy: "stateless",
     maxRequestBodySize: maxBodyBytes,
@@ -135,12 +144,15 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     server: deps.server,
     maxSessions: deps.maxSessions ?? MAX_SESSIONS,
   });
-  const route = async (request: Request): Promise<SessionExchange> => {
+  const budget = new RequestBudget({
+    ...deps.budget,
+    maxOpenPerClient: deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT,
+  });
+  const route = async (request: Request, body?: { value: unknown }): Promise<SessionExchange> => {
     const held = request.method === "POST" || request.method === "DELETE"
       ? sessions.serve(request)
       : undefined;
     if (held !== undefined) return await held;
-    const body = await peekJson(request, maxBodyBytes);
     if (
       body !== undefined && isInitializeRequest(body.value) &&
       await isLegacyRequest(request, body.value, { maxRequestBodySize: maxBodyBytes })
@@ -152,37 +164,62 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     const response = await mcp.fetch(request, body && { parsedBody: body.value });
     return { response, done: () => {} };
   };
-  const inFlight = new Map<string, number>();
-  const release = (client: string) => {
-    const left = (inFlight.get(client) ?? 1) - 1;
-    if (left <= 0) inFlight.delete(client);
-    else inFlight.set(client, left);
-    deps.afterResponse?.();
+  /** Past the gate and the budget, with the body read: what to serve, or the refusal. */
+  const admit = async (
+    request: Request,
+    client: string,
+  ): Promise<Response | { lease: Lease; request: Request; body?: { value: unknown } }> => {
+    const refused = await gate(request, deps.settings);
+    if (refused !== undefined) return refused;
+    const lease = budget.enter(client);
+    if (lease instanceof Response) return lease;
+    if (request.method !== "POST") return { lease, request };
+    const read = await readBody(request, lease, {
+      maxBytes: maxBodyBytes,
+      deadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
+      clock,
+    });
+    if ("refused" in read) {
+      lease.release();
+      return read.refused;
+    }
+    // The bytes read go on in a request of their own, so the SDK reads (and answers) them as sent.
+    const body = parsedJson(request, read.bytes);
+    return { lease, request: new Request(request, { body: read.bytes }), ...(body && { body }) };
   };
   return {
     async fetch(request, client) {
-      const refused = await gate(request, deps.settings);
-      if (refused !== undefined) return refused;
-      const open = inFlight.get(client) ?? 0;
-      if (open >= maxInFlight) {
-        return refusal(
-          429,
-          `Too many requests: this client already has ${open} requests open, the most one client may; wait for an answer before sending more`,
-          { "Retry-After": "1" },
-        );
-      }
-      inFlight.set(client, open + 1);
+      const at = wallNow();
+      const started = clock.now();
+      let summary: RpcSummary = { rpc: "-" };
+      const logged = (response: Response, end?: () => void) =>
+        whenBodyDone(response, (gone) => {
+          end?.();
+          deps.accessLog?.(accessLine({
+            at,
+            client,
+            status: response.status,
+            method: request.method,
+            ...summary,
+            ms: clock.now() - started,
+            gone,
+          }));
+        });
+      const admitted = await admit(request, client);
+      if (admitted instanceof Response) return logged(admitted);
+      if (admitted.body !== undefined) summary = summarizeRpc(admitted.body.value, defaultPhone);
       let served: SessionExchange;
       try {
-        served = await route(request);
+        served = await route(admitted.request, admitted.body);
       } catch (error) {
-        release(client);
+        admitted.lease.release();
         deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
-        return refusal(500, "Internal error: the request could not be served");
+        return logged(refusal(500, "Internal error: the request could not be served"));
       }
-      return whenBodyDone(served.response, () => {
+      return logged(served.response, () => {
         served.done();
-        release(client);
+        admitted.lease.release();
+        deps.afterResponse?.();
       });
     },
     close: async () => {
