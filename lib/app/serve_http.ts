@@ -94,6 +94,7 @@ export async function serveOnHttp(config: Config, http: HttpSettings): Promise<n
   let listener: InstanceType<typeof HttpListener>;
   try {
     listener = new HttpListener({
+      port: http.listen.port,
       listen: (port) =>
         tls === undefined
           ? Deno.listen({ hostname, port })
@@ -102,7 +103,7 @@ export async function serveOnHttp(config: Config, http: HttpSettings): Promise<n
       serve: (request, client) => handler.fetch(request, client),
       clock: realClock,
       logError,
-    }, http.listen.port);
+    });
   } catch (error) {
     writeErr(
       `phone-eye: cannot listen on ${http.listen.hostname}:${http.listen.port}: ${
@@ -121,8 +122,11 @@ export async function serveOnHttp(config: Config, http: HttpSettings): Promise<n
   const stop = stopSignal();
   await stop.received;
   stop.forget();
-  await listener.close();
+  // No new connection; the open ones are closed, which cancels their calls. The adb children an
+  // action was let finish are ended too: nobody is left to answer, as at the end of stdio's input.
+  const closing = listener.close();
   await handler.close();
   await endAdbChildren(running);
+  await closing;
   return 0;
 }

@@ -42,7 +42,9 @@ function serveHttpOf(): ServeHttp {
 export const NOTICE_INTERVAL_MS = 10_000;
 
 export interface ListenerDeps {
-  /** Opens the socket (Deno.listen or Deno.listenTls) on `port`: at start (0 there picks one). */
+  /** The port to listen on at start: 0 lets the system pick one (and a socket opened again keeps it). */
+  port: number;
+  /** Opens the socket (Deno.listen or Deno.listenTls) on `port`. */
   listen: (port: number) => Deno.Listener;
   /** The socket is TLS: each connection's handshake has a deadline of its own. */
   tls: boolean;
@@ -125,13 +127,15 @@ export class HttpListener {
   readonly #notices: Notices;
   readonly #closing = new AbortController();
   readonly #loop: Promise<void>;
+  /** Each connection's loop and each request's answer still running: close() waits for them. */
+  readonly #tasks = new Set<Promise<void>>();
   #socket: Deno.Listener;
   readonly #port: number;
 
   /** Opens the socket now (throws when it cannot) and starts accepting. */
-  constructor(deps: ListenerDeps, port: number) {
+  constructor(deps: ListenerDeps) {
     this.#deps = deps;
-    this.#socket = deps.listen(port);
+    this.#socket = deps.listen(deps.port);
     this.#port = this.addr.port;
     this.#notices = new Notices(
       deps,
@@ -155,7 +159,10 @@ export class HttpListener {
     return { size: this.#table.size, cap: this.#table.cap };
   }
 
-  /** Stops accepting, closes every connection (their calls are cancelled) and ends the loop. */
+  /**
+   * Stops accepting, closes every connection (their calls are cancelled, since their clients are
+   * gone) and resolves once the loops and the answers under way have ended.
+   */
   async close(): Promise<void> {
     if (!this.#closing.signal.aborted) {
       this.#closing.abort();
@@ -167,7 +174,14 @@ export class HttpListener {
       this.#table.closeAll();
     }
     await this.#loop;
+    while (this.#tasks.size > 0) await Promise.all([...this.#tasks]);
     this.#notices.flush();
+  }
+
+  /** Runs `task` to its end, counted until then. */
+  #track(task: Promise<void>): void {
+    this.#tasks.add(task);
+    void task.finally(() => this.#tasks.delete(task));
   }
 
   async #acceptLoop(): Promise<void> {
@@ -229,7 +243,9 @@ export class HttpListener {
       }
       return;
     }
-    void this.#serveConnection(conn, connection, (conn.remoteAddr as Deno.NetAddr).hostname);
+    this.#track(
+      this.#serveConnection(conn, connection, (conn.remoteAddr as Deno.NetAddr).hostname),
+    );
   }
 
   async #serveConnection(conn: Deno.Conn, connection: Connection, client: string): Promise<void> {
@@ -244,7 +260,7 @@ export class HttpListener {
         const event = await http.nextRequest();
         if (event === null) break;
         connection.requestStarted();
-        void this.#respond(event, client, connection);
+        this.#track(this.#respond(event, client, connection));
       }
     } catch {
       // The handshake failed, the client broke the connection off, or a deadline closed it.

@@ -1,0 +1,289 @@
+// The HTTP listener on real sockets on 127.0.0.1, its deadlines on a fake clock: half-sent
+// connections closed without holding the owner back, the connection cap, accept failures retried,
+// a lost socket opened again. Raw TCP clients, so a test controls every byte a client sends.
+
+import assert from "node:assert/strict";
+import { createDevice } from "../../lib/adb/device.ts";
+import { realClock } from "../../lib/core/clock.ts";
+import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
+import { createGarbageCollector } from "../../lib/core/memory.ts";
+import { HttpListener, type ListenerDeps } from "../../lib/mcp/http_listener.ts";
+import { createHttpHandler } from "../../lib/mcp/http_serve.ts";
+import { createServer } from "../../lib/mcp/server.ts";
+import { createScreens } from "../../lib/screen/phone_screen.ts";
+import { createVision } from "../../lib/vision/vision.ts";
+import { fakeAdb } from "../helpers/fake_adb.ts";
+import { FakeClock } from "../helpers/fake_clock.ts";
+import { onePhone } from "../helpers/in_process.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const LIMITS = {
+  max: 8,
+  headroom: 2,
+  min: 1,
+  handshakeMs: 1_000,
+  headerMs: 1_000,
+  idleMs: 60_000,
+  recoveryMs: 600_000,
+};
+
+/** A listener on 127.0.0.1 (a port of its own) with a fake clock; `serve` answers "ok" by default. */
+function listening(more: Partial<ListenerDeps> = {}) {
+  const clock = new FakeClock();
+  const logged: string[] = [];
+  const listener = new HttpListener({
+    port: 0,
+    listen: (port) => Deno.listen({ hostname: "127.0.0.1", port }),
+    tls: false,
+    serve: () => Promise.resolve(new Response("ok")),
+    clock,
+    logError: (message) => logged.push(message),
+    limits: LIMITS,
+    backoff: { firstMs: 50, maxMs: 50 },
+    ...more,
+  });
+  return { listener, clock, logged, port: listener.addr.port };
+}
+
+/** A raw client: what it writes is all the server gets. */
+class RawClient {
+  readonly #conn: Deno.Conn;
+  #buffered = "";
+
+  private constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+  }
+
+  static async open(port: number): Promise<RawClient> {
+    return new RawClient(await Deno.connect({ hostname: "127.0.0.1", port }));
+  }
+
+  async send(text: string): Promise<void> {
+    await this.#conn.write(encoder.encode(text));
+  }
+
+  /** Half a request: a request line and one header, never the blank line that ends the head. */
+  sendHalf(): Promise<void> {
+    return this.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+  }
+
+  /** A whole request, and the status of its answer (read whole: the connection stays usable). */
+  async ask(body = "", headers: Record<string, string> = {}): Promise<number> {
+    const head = Object.entries({
+      Host: "127.0.0.1",
+      "Content-Length": String(body.length),
+      ...headers,
+    })
+      .map(([name, value]) => `${name}: ${value}\r\n`).join("");
+    await this.send(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`);
+    return await this.#readAnswer();
+  }
+
+  /** Resolves once the server has closed the connection (end of stream or a reset). */
+  async closedByServer(): Promise<true> {
+    const buffer = new Uint8Array(1024);
+    for (;;) {
+      const n = await this.#conn.read(buffer).catch(() => null);
+      if (n === null) return true;
+    }
+  }
+
+  close(): void {
+    try {
+      this.#conn.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  async #readAnswer(): Promise<number> {
+    const buffer = new Uint8Array(16 * 1024);
+    for (;;) {
+      const used = answerLength(this.#buffered);
+      if (used !== undefined) {
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(this.#buffered)?.[1]);
+        this.#buffered = this.#buffered.slice(used);
+        return status;
+      }
+      const n = await this.#conn.read(buffer);
+      if (n === null) throw new Error(`closed before a whole answer: ${this.#buffered}`);
+      this.#buffered += decoder.decode(buffer.subarray(0, n));
+    }
+  }
+}
+
+/** How much of `text` one whole answer takes (Content-Length or chunked), or undefined yet. */
+function answerLength(text: string): number | undefined {
+  const end = text.indexOf("\r\n\r\n");
+  if (end < 0) return undefined;
+  const head = text.slice(0, end);
+  if (/\r\ntransfer-encoding: *chunked/i.test(head)) {
+    const last = text.indexOf("\r\n0\r\n\r\n", end);
+    return last < 0 ? undefined : last + 7;
+  }
+  const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+  return text.length >= end + 4 + length ? end + 4 + length : undefined;
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "t", version: "0" },
+  },
+});
+
+Deno.test("half-sent connections from the owner's address are closed at the header deadline and do not hold the owner back", async () => {
+  const deps = {
+    phones: onePhone(createDevice({ run: fakeAdb([]).run, serial: "s", timeoutMs: 1000 })),
+    screens: createScreens(),
+    vision: createVision({ route: "none" }),
+    saveShot: undefined,
+    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
+    clock: realClock,
+    memory: createGarbageCollector(),
+    logError: () => {},
+  };
+  // One request open at once per client: a half-sent connection that counted would take it.
+  const handler = createHttpHandler({
+    settings: {
+      listen: { hostname: "127.0.0.1", port: 0 },
+      token: undefined,
+      origins: [],
+      tls: undefined,
+    },
+    server: (session) => createServer(deps, { session }),
+    logError: () => {},
+    maxInFlightPerClient: 1,
+  });
+  const { listener, clock, port } = listening({ serve: (r, c) => handler.fetch(r, c) });
+  const halves = await Promise.all(Array.from({ length: 5 }, () => RawClient.open(port)));
+  await Promise.all(halves.map((half) => half.sendHalf()));
+  const owner = await RawClient.open(port);
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+  };
+  assert.equal(await owner.ask(INITIALIZE, headers), 200);
+  assert.equal(await owner.ask(INITIALIZE, headers), 200);
+  await clock.advance(LIMITS.headerMs);
+  await Promise.all(halves.map((half) => half.closedByServer()));
+  assert.equal(await owner.ask(INITIALIZE, headers), 200, "the owner's connection is still served");
+  assert.equal(listener.connections.size, 1);
+  for (const client of [...halves, owner]) client.close();
+  await listener.close();
+  await handler.close();
+});
+
+Deno.test("past the connection cap new connections are refused while an established client is still answered", async () => {
+  const { listener, logged, clock, port } = listening({ limits: { ...LIMITS, max: 3 } });
+  const clients = await Promise.all([1, 2, 3].map(() => RawClient.open(port)));
+  for (const client of clients) assert.equal(await client.ask(), 200);
+  const late = await RawClient.open(port);
+  await late.closedByServer();
+  assert.equal(await clients[0]!.ask(), 200, "an established client is still answered");
+  assert.equal(listener.connections.size, 3);
+  await clock.advance(10_000); // the summary line's interval
+  assert.ok(
+    logged.some((line) => /1 connection refused \(every connection in use\)/.test(line)),
+    logged.join("\n"),
+  );
+  for (const client of [...clients, late]) client.close();
+  await listener.close();
+});
+
+Deno.test("at the connection cap a half-sent connection gives way to a newcomer; the established client stays", async () => {
+  const { listener, port } = listening({ limits: { ...LIMITS, max: 2 } });
+  const owner = await RawClient.open(port);
+  assert.equal(await owner.ask(), 200);
+  const half = await RawClient.open(port);
+  await half.sendHalf();
+  const newcomer = await RawClient.open(port);
+  await half.closedByServer();
+  assert.equal(await newcomer.ask(), 200);
+  assert.equal(await owner.ask(), 200);
+  for (const client of [owner, half, newcomer]) client.close();
+  await listener.close();
+});
+
+/** An error as Deno raises it when accept finds no free descriptor. */
+function outOfDescriptors(): Error {
+  return Object.assign(new Error("Too many open files (os error 24)"), { code: "EMFILE" });
+}
+
+Deno.test("accept failing for want of descriptors is retried after a pause, said once per interval, and serving goes on", async () => {
+  let failures = 3;
+  const failed: Array<() => void> = [];
+  const nextFailure = () => new Promise<void>((resolve) => failed.push(resolve));
+  const { listener, clock, logged, port } = listening({
+    listen: (port) => {
+      const socket = Deno.listen({ hostname: "127.0.0.1", port });
+      const accept = socket.accept.bind(socket);
+      return Object.assign(socket, {
+        accept: () => {
+          if (failures-- > 0) {
+            queueMicrotask(() => failed.shift()?.());
+            return Promise.reject(outOfDescriptors());
+          }
+          return accept();
+        },
+      });
+    },
+  });
+  for (let i = 0; i < 2; i++) {
+    const failure = nextFailure();
+    await clock.advance(50);
+    await failure;
+  }
+  await clock.advance(50);
+  const client = await RawClient.open(port);
+  assert.equal(await client.ask(), 200);
+  await clock.advance(10_000);
+  assert.equal(logged.length, 1, logged.join("\n"));
+  assert.match(
+    logged[0]!,
+    /^http: 3 connections could not be accepted \(Too many open files \(os error 24\)\)/,
+  );
+  client.close();
+  await listener.close();
+});
+
+Deno.test("a socket lost under the accept loop is opened again on the same port", async () => {
+  const sockets: Deno.Listener[] = [];
+  const { listener, logged, clock, port } = listening({
+    listen: (port) => {
+      const socket = Deno.listen({ hostname: "127.0.0.1", port });
+      sockets.push(socket);
+      return socket;
+    },
+  });
+  sockets[0]!.close();
+  // The loop pauses once after the failure, then accepts on the socket opened again.
+  while (sockets.length < 2) await clock.advance(50);
+  assert.match(
+    logged.join("\n"),
+    new RegExp(`the socket failed .*; listening again on port ${port}`),
+  );
+  const client = await RawClient.open(port);
+  assert.equal(await client.ask(), 200);
+  client.close();
+  await listener.close();
+});
+
+Deno.test("closing the listener closes every connection it holds and ends the loop", async () => {
+  const { listener, port } = listening();
+  const idle = await RawClient.open(port);
+  assert.equal(await idle.ask(), 200);
+  const half = await RawClient.open(port);
+  await half.sendHalf();
+  await listener.close();
+  await Promise.all([idle.closedByServer(), half.closedByServer()]);
+  await assert.rejects(RawClient.open(port));
+  idle.close();
+  half.close();
+});
