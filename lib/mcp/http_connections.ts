@@ -200,8 +200,10 @@ export class Connections {
 
   /**
    * The process ran out of descriptors: the cap drops to headroom below what is held now (never
-   * below `min`), and waiting connections are closed down to it, strangers first. Returns how
-   * many were closed.
+   * below `min`), and waiting strangers are closed down to it. An established client's idle
+   * connection is kept: its client may be sending on it this instant, and a request sent on a
+   * connection the server just closed fails at the client, which does not send it again.
+   * Returns how many were closed.
    */
   outOfDescriptors(): number {
     const { min, headroom } = this.limits;
@@ -209,10 +211,9 @@ export class Connections {
     this.#loweredAt = this.clock.now();
     let closed = 0;
     while (this.#held.size > this.#cap) {
-      const victim = this.#oldestWaiting({ strangersOnly: true }) ??
-        this.#oldestWaiting({ strangersOnly: false });
-      if (victim === undefined) break;
-      victim.close();
+      const stranger = this.#oldestWaiting({ strangersOnly: true });
+      if (stranger === undefined) break;
+      stranger.close();
       closed++;
     }
     return closed;
