@@ -10,6 +10,7 @@ import {
   IDLE_DEADLINE_MS,
   MAX_CONNECTIONS,
   MIN_CONNECTIONS,
+  SHED_SETTLE_MS,
 } from "./http_limits.ts";
 
 export interface ConnectionLimits {
@@ -20,6 +21,7 @@ export interface ConnectionLimits {
   headerMs: number;
   idleMs: number;
   recoveryMs: number;
+  settleMs: number;
 }
 
 const DEFAULT_LIMITS: ConnectionLimits = {
@@ -30,6 +32,7 @@ const DEFAULT_LIMITS: ConnectionLimits = {
   headerMs: HEADER_DEADLINE_MS,
   idleMs: IDLE_DEADLINE_MS,
   recoveryMs: CAP_RECOVERY_MS,
+  settleMs: SHED_SETTLE_MS,
 };
 
 /** What the table counts for the operator's summary line. */
@@ -52,15 +55,25 @@ export class Connection {
   #close: () => void;
   #stage: Stage;
   #busy = 0;
-  /** A request on it was answered below 400: a client of the server, not a stranger. */
+  /** A request on it was let in (listener's letIn): a client of the server, not a stranger. */
   #proven = false;
   #cancelTimer: () => void = () => {};
   #ended = false;
+  /** The remote address. */
+  readonly client: string;
+  /**
+   * Opened while another connection of its address was serving a request: most likely the spare
+   * an HTTP client's pool opens when its connections are busy, kept idle for its next request.
+   * It gives way after the other strangers: closing it as its client sends on it fails that call.
+   */
+  readonly spare: boolean;
 
-  constructor(table: Connections, close: () => void, tls: boolean) {
+  constructor(table: Connections, close: () => void, options: AdmitOptions & { spare: boolean }) {
     this.#table = table;
     this.#close = close;
-    this.#stage = tls ? "handshake" : "header";
+    this.client = options.client;
+    this.spare = options.spare;
+    this.#stage = options.tls ? "handshake" : "header";
     this.#arm();
   }
 
@@ -87,16 +100,19 @@ export class Connection {
 
   /** A request's header arrived: no deadline holds while it is served. */
   requestStarted(): void {
+    if (this.#busy === 0 && !this.#ended) this.#table.busyFrom(this.client, +1);
     this.#busy++;
     this.#stage = "busy";
     this.#cancelTimer();
   }
 
-  /** A request's answer ended (`ok`: below 400). With none left open, the idle deadline starts. */
+  /** A request's answer ended (`ok`: it was let in). With none left open, the idle deadline starts. */
   requestEnded(ok: boolean): void {
-    this.#busy = Math.max(0, this.#busy - 1);
     if (ok) this.#proven = true;
+    if (this.#busy === 0) return;
+    this.#busy--;
     if (this.#busy > 0 || this.#ended) return;
+    this.#table.busyFrom(this.client, -1);
     this.#stage = "idle";
     this.#table.touched(this);
     this.#arm();
@@ -107,6 +123,7 @@ export class Connection {
     if (this.#ended) return;
     this.#ended = true;
     this.#cancelTimer();
+    if (this.#busy > 0) this.#table.busyFrom(this.client, -1);
     this.#table.removed(this);
   }
 
@@ -138,6 +155,14 @@ export class Connection {
   }
 }
 
+/** What the listener knows of a connection it admits. */
+export interface AdmitOptions {
+  /** The handshake deadline comes first. */
+  tls: boolean;
+  /** The remote address. */
+  client: string;
+}
+
 export interface ConnectionsDeps {
   clock: Clock;
   /** Counts what happened to connections, for the operator's summary line. */
@@ -157,6 +182,8 @@ export class Connections {
   readonly #deps: ConnectionsDeps;
   /** In order of the last time each became idle: the first waiting one gives way first. */
   readonly #held = new Set<Connection>();
+  /** Per remote address, its connections serving a request now. */
+  readonly #busy = new Map<string, number>();
   #cap: number;
   /** When descriptors last ran out (clock.now()), while the cap is below the limits' max. */
   #loweredAt = 0;
@@ -182,10 +209,10 @@ export class Connections {
    * A place for a new connection closed by `close`, or undefined when there is none (the caller
    * then closes it). At the cap the oldest waiting stranger is closed to make room.
    */
-  admit(close: () => void, options: { tls: boolean }): Connection | undefined {
+  admit(close: () => void, options: AdmitOptions): Connection | undefined {
     this.#recover();
     if (this.#held.size >= this.#cap) {
-      const stranger = this.#oldestWaiting({ strangersOnly: true });
+      const stranger = this.#nextToGiveWay();
       if (stranger === undefined) {
         this.#deps.count("refused");
         return undefined;
@@ -193,7 +220,8 @@ export class Connections {
       this.#deps.count("made-room");
       stranger.close();
     }
-    const connection = new Connection(this, close, options.tls);
+    const spare = (this.#busy.get(options.client) ?? 0) > 0;
+    const connection = new Connection(this, close, { ...options, spare });
     this.#held.add(connection);
     return connection;
   }
@@ -206,12 +234,13 @@ export class Connections {
    * Returns how many were closed.
    */
   outOfDescriptors(): number {
-    const { min, headroom } = this.limits;
+    const { min, headroom, max, settleMs } = this.limits;
+    if (this.#cap < max && this.clock.now() - this.#loweredAt < settleMs) return 0;
     this.#cap = Math.max(min, Math.min(this.#cap, this.#held.size - headroom));
     this.#loweredAt = this.clock.now();
     let closed = 0;
     while (this.#held.size > this.#cap) {
-      const stranger = this.#oldestWaiting({ strangersOnly: true });
+      const stranger = this.#nextToGiveWay();
       if (stranger === undefined) break;
       stranger.close();
       closed++;
@@ -234,6 +263,13 @@ export class Connections {
     this.#held.delete(connection);
   }
 
+  /** Counts `client`'s connections serving a request (`change`: +1 or -1). */
+  busyFrom(client: string, change: number): void {
+    const busy = (this.#busy.get(client) ?? 0) + change;
+    if (busy > 0) this.#busy.set(client, busy);
+    else this.#busy.delete(client);
+  }
+
   count(event: ConnectionEvent): void {
     this.#deps.count(event);
   }
@@ -246,10 +282,17 @@ export class Connections {
     this.#loweredAt = this.clock.now();
   }
 
-  #oldestWaiting(options: { strangersOnly: boolean }): Connection | undefined {
+  /**
+   * The connection that gives way for another: the oldest waiting stranger (no request of its
+   * let in), a likely spare last. Never an established client's connection, never a busy one.
+   */
+  #nextToGiveWay(): Connection | undefined {
+    let spare: Connection | undefined;
     for (const connection of this.#held) {
-      if (connection.waiting && !(options.strangersOnly && connection.proven)) return connection;
+      if (!connection.waiting || connection.proven) continue;
+      if (!connection.spare) return connection;
+      spare ??= connection;
     }
-    return undefined;
+    return spare;
   }
 }

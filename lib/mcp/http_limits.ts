@@ -23,6 +23,13 @@ export const CONNECTION_HEADROOM = 32;
 export const MIN_CONNECTIONS = 16;
 
 /**
+ * After the cap was lowered, an accept that fails again within this time lowers it no further:
+ * the descriptors of the connections just closed come back a moment later, when each one's task
+ * ends, and a flood still queued would otherwise push the cap down step by step.
+ */
+export const SHED_SETTLE_MS = 1_000;
+
+/**
  * A lowered connection cap rises by CONNECTION_HEADROOM after this long without running out of
  * descriptors again: what ran short may have been a passing burst (adb children, files), not the
  * limit, and a cap that only fell would stay low for the life of the process.

@@ -50,6 +50,11 @@ export interface ListenerDeps {
   tls: boolean;
   /** Answers one request from `client` (the remote address). */
   serve: (request: Request, client: string) => Promise<Response>;
+  /**
+   * Whether an answer shows its connection is a client's, one the server let in (status below
+   * 400 by default): such a connection is not closed to make room for a newcomer.
+   */
+  letIn?: (response: Response) => boolean;
   clock: Clock;
   /** Failures and the summary of closed or refused connections (stderr in production). */
   logError: (message: string) => void;
@@ -234,7 +239,8 @@ export class HttpListener {
   }
 
   #admit(conn: Deno.Conn): void {
-    const connection = this.#table.admit(() => conn.close(), { tls: this.#deps.tls });
+    const client = (conn.remoteAddr as Deno.NetAddr).hostname;
+    const connection = this.#table.admit(() => conn.close(), { tls: this.#deps.tls, client });
     if (connection === undefined) {
       try {
         conn.close();
@@ -243,9 +249,7 @@ export class HttpListener {
       }
       return;
     }
-    this.#track(
-      this.#serveConnection(conn, connection, (conn.remoteAddr as Deno.NetAddr).hostname),
-    );
+    this.#track(this.#serveConnection(conn, connection, client));
   }
 
   async #serveConnection(conn: Deno.Conn, connection: Connection, client: string): Promise<void> {
@@ -279,7 +283,7 @@ export class HttpListener {
         this.#deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
         response = new Response("Internal error", { status: 500 });
       }
-      ok = response.status < 400;
+      ok = this.#deps.letIn?.(response) ?? response.status < 400;
       await event.respondWith(response);
     } catch {
       // The client went away before its answer ended: the body was cancelled, so was the call.

@@ -14,6 +14,7 @@ const LIMITS = {
   headerMs: 200,
   idleMs: 300,
   recoveryMs: 1_000,
+  settleMs: 100,
 };
 
 function table() {
@@ -25,7 +26,8 @@ function table() {
     limits: LIMITS,
   });
   const closed: string[] = [];
-  const open = (name: string, tls = false) => connections.admit(() => closed.push(name), { tls });
+  const open = (name: string, tls = false, client = "10.0.0.1") =>
+    connections.admit(() => closed.push(name), { tls, client });
   return { clock, events, connections, closed, open };
 }
 
@@ -184,5 +186,45 @@ Deno.test({
     assert.deepEqual(closed.sort(), ["a", "b"]);
     assert.equal(connections.size, 0);
     assert.equal(clock.pending, 0);
+  },
+});
+
+Deno.test({
+  name:
+    "a connection opened while its address had a request in progress (a client pool's spare) gives way after the other strangers",
+  permissions: "none",
+  fn() {
+    const { connections, closed, open } = table();
+    const owner = open("owner", false, "10.0.0.7")!;
+    owner.requestStarted();
+    open("spare", false, "10.0.0.7"); // the client's pool opens it while "owner" is busy
+    owner.requestEnded(true);
+    open("half-sent-1", false, "10.0.0.7");
+    open("half-sent-2", false, "10.0.0.7");
+    assert.ok(open("newcomer", false, "10.0.0.7"));
+    assert.deepEqual(closed, ["half-sent-1"]);
+    assert.equal(connections.outOfDescriptors(), 2);
+    // Four held, headroom 2: the cap is 2; the other strangers go, the spare stays.
+    assert.deepEqual(closed, ["half-sent-1", "half-sent-2", "newcomer"]);
+    assert.ok(open("next", false, "10.0.0.7"));
+    assert.deepEqual(closed, ["half-sent-1", "half-sent-2", "newcomer", "spare"], "last of all");
+  },
+});
+
+Deno.test({
+  name:
+    "an accept failing again while the descriptors just freed come back does not lower the cap further",
+  permissions: "none",
+  async fn() {
+    const { clock, connections, open } = table();
+    for (const name of ["a", "b", "c", "d"]) open(name);
+    assert.equal(connections.outOfDescriptors(), 2);
+    assert.equal(connections.cap, 2);
+    for (const name of ["e", "f"]) open(name);
+    assert.equal(connections.outOfDescriptors(), 0, "within the settling time");
+    assert.equal(connections.cap, 2);
+    await clock.advance(100);
+    assert.equal(connections.outOfDescriptors(), 1);
+    assert.equal(connections.cap, 1, "past it, the cap drops again");
   },
 });
