@@ -67,14 +67,19 @@ export interface ListenerDeps {
 }
 
 const EVENT_WORDS: Record<ConnectionEvent, string | undefined> = {
-  "handshake-deadline": "closed without a TLS handshake in time",
-  "header-deadline": "closed without a whole request header in time",
+  "handshake-deadline": "connections closed without a TLS handshake in time",
+  "header-deadline": "connections closed without a whole request header in time",
   "idle-deadline": undefined, // an idle keep-alive connection closing is routine
-  "made-room": "closed to make room (waiting, no request of theirs answered)",
-  "refused": "refused (every connection in use)",
+  "made-room": "connections closed to make room (waiting, no request of theirs let in)",
+  "refused": "connections refused (every connection in use)",
 };
 
-/** Counts what happened and says it in one line per interval, so a flood is a line, not a flood. */
+/**
+ * Counts what happened to connections and says it in one line per interval, so a flood costs the
+ * operator a line, not a line per connection:
+ *
+ *   http: connections closed without a whole request header in time: 169; 0 connections held, at most 199
+ */
 class Notices {
   readonly #counts = new Map<string, number>();
   readonly #deps: ListenerDeps;
@@ -99,9 +104,7 @@ class Notices {
     this.#cancel?.();
     this.#cancel = undefined;
     if (this.#counts.size === 0) return;
-    const said = [...this.#counts].map(([what, n]) =>
-      `${n} ${n === 1 ? "connection" : "connections"} ${what}`
-    );
+    const said = [...this.#counts].map(([what, n]) => `${what}: ${n}`);
     this.#counts.clear();
     this.#deps.logError(`http: ${said.join("; ")}; ${this.#state()}`);
   }
@@ -217,11 +220,11 @@ export class HttpListener {
     const message = error instanceof Error ? error.message : String(error);
     if (outOfResources(error)) {
       this.#table.outOfDescriptors();
-      this.#notices.add(`could not be accepted (${message}): waiting ones closed`);
+      this.#notices.add(`accept failed (${message}), waiting strangers closed`);
       return;
     }
     if (!socketGone(error)) {
-      this.#notices.add(`could not be accepted (${message})`);
+      this.#notices.add(`accept failed (${message})`);
       return;
     }
     try {
@@ -231,7 +234,7 @@ export class HttpListener {
       );
     } catch (again) {
       this.#notices.add(
-        `could not be accepted: the socket failed (${message}) and could not be opened again (${
+        `accept failed: the socket failed (${message}) and could not be opened again (${
           again instanceof Error ? again.message : String(again)
         })`,
       );

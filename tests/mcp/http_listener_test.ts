@@ -190,7 +190,7 @@ Deno.test("past the connection cap new connections are refused while an establis
   assert.equal(listener.connections.size, 3);
   await clock.advance(10_000); // the summary line's interval
   assert.ok(
-    logged.some((line) => /1 connection refused \(every connection in use\)/.test(line)),
+    logged.some((line) => /connections refused \(every connection in use\): 1;/.test(line)),
     logged.join("\n"),
   );
   for (const client of [...clients, late]) client.close();
@@ -247,7 +247,7 @@ Deno.test("accept failing for want of descriptors is retried after a pause, said
   assert.equal(logged.length, 1, logged.join("\n"));
   assert.match(
     logged[0]!,
-    /^http: 3 connections could not be accepted \(Too many open files \(os error 24\)\)/,
+    /^http: accept failed \(Too many open files \(os error 24\)\), waiting strangers closed: 3;/,
   );
   client.close();
   await listener.close();
