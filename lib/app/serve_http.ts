@@ -96,11 +96,9 @@ export async function serveOnHttp(config: Config, http: HttpSettings): Promise<n
   try {
     listener = new HttpListener({
       port: http.listen.port,
-      listen: (port) =>
-        tls === undefined
-          ? Deno.listen({ hostname, port })
-          : Deno.listenTls({ hostname, port, ...tls, alpnProtocols: ["h2", "http/1.1"] }),
-      tls: tls !== undefined,
+      // TLS runs over the plain socket in this process (http_tls.ts says why).
+      listen: (port) => Deno.listen({ hostname, port }),
+      tls,
       serve: (request, client) => handler.fetch(request, client),
       // A 405 or a 429 still went to a client holding the token: only the door's refusals do not.
       letIn: (response) => !REFUSED_AT_THE_DOOR.has(response.status),

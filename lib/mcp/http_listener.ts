@@ -9,6 +9,7 @@ import {
   Connections,
 } from "./http_connections.ts";
 import { ACCEPT_BACKOFF_MAX_MS, ACCEPT_BACKOFF_MS } from "./http_limits.ts";
+import { TlsConnections } from "./http_tls.ts";
 
 /** Deno.serveHttp's request: present in Deno 2.9 though gone from its type declarations. */
 interface RequestEvent {
@@ -44,10 +45,10 @@ export const NOTICE_INTERVAL_MS = 10_000;
 export interface ListenerDeps {
   /** The port to listen on at start: 0 lets the system pick one (and a socket opened again keeps it). */
   port: number;
-  /** Opens the socket (Deno.listen or Deno.listenTls) on `port`. */
+  /** Opens the TCP socket (Deno.listen) on `port`. */
   listen: (port: number) => Deno.Listener;
-  /** The socket is TLS: each connection's handshake has a deadline of its own. */
-  tls: boolean;
+  /** Serves HTTPS with this certificate and key (PEM): the handshake has a deadline of its own. */
+  tls?: { cert: string; key: string } | undefined;
   /** Answers one request from `client` (the remote address). */
   serve: (request: Request, client: string) => Promise<Response>;
   /**
@@ -131,6 +132,8 @@ function socketGone(error: unknown): boolean {
 export class HttpListener {
   readonly #deps: ListenerDeps;
   readonly #serveHttp = serveHttpOf();
+  /** The TLS side of each connection, when serving HTTPS. */
+  readonly #tls: TlsConnections | undefined;
   readonly #table: Connections;
   readonly #notices: Notices;
   readonly #closing = new AbortController();
@@ -143,6 +146,12 @@ export class HttpListener {
   /** Opens the socket now (throws when it cannot) and starts accepting. */
   constructor(deps: ListenerDeps) {
     this.#deps = deps;
+    this.#tls = deps.tls && new TlsConnections({
+      ...deps.tls,
+      serve: deps.serve,
+      letIn: (response) => this.#letIn(response),
+      logError: deps.logError,
+    });
     this.#socket = deps.listen(deps.port);
     this.#port = this.addr.port;
     this.#notices = new Notices(
@@ -243,7 +252,8 @@ export class HttpListener {
 
   #admit(conn: Deno.Conn): void {
     const client = (conn.remoteAddr as Deno.NetAddr).hostname;
-    const connection = this.#table.admit(() => conn.close(), { tls: this.#deps.tls, client });
+    const tls = this.#tls !== undefined;
+    const connection = this.#table.admit(() => conn.close(), { tls, client });
     if (connection === undefined) {
       try {
         conn.close();
@@ -257,10 +267,7 @@ export class HttpListener {
 
   async #serveConnection(conn: Deno.Conn, connection: Connection, client: string): Promise<void> {
     try {
-      if (this.#deps.tls) {
-        await (conn as Deno.TlsConn).handshake();
-        connection.handshaken();
-      }
+      if (this.#tls !== undefined) return await this.#tls.serve(conn, connection, client);
       const http = this.#serveHttp(conn);
       connection.closeWith(() => http.close());
       for (;;) {
@@ -276,6 +283,10 @@ export class HttpListener {
     }
   }
 
+  #letIn(response: Response): boolean {
+    return this.#deps.letIn?.(response) ?? response.status < 400;
+  }
+
   async #respond(event: RequestEvent, client: string, connection: Connection): Promise<void> {
     let ok = false;
     try {
@@ -286,7 +297,7 @@ export class HttpListener {
         this.#deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
         response = new Response("Internal error", { status: 500 });
       }
-      ok = this.#deps.letIn?.(response) ?? response.status < 400;
+      ok = this.#letIn(response);
       await event.respondWith(response);
     } catch {
       // The client went away before its answer ended: the body was cancelled, so was the call.

@@ -15,6 +15,7 @@ import { createVision } from "../../lib/vision/vision.ts";
 import { fakeAdb } from "../helpers/fake_adb.ts";
 import { FakeClock } from "../helpers/fake_clock.ts";
 import { onePhone } from "../helpers/in_process.ts";
+import { tempDir } from "../helpers/rig.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -36,7 +37,6 @@ function listening(more: Partial<ListenerDeps> = {}) {
   const listener = new HttpListener({
     port: 0,
     listen: (port) => Deno.listen({ hostname: "127.0.0.1", port }),
-    tls: false,
     serve: () => Promise.resolve(new Response("ok")),
     clock,
     logError: (message) => logged.push(message),
@@ -286,4 +286,83 @@ Deno.test("closing the listener closes every connection it holds and ends the lo
   await assert.rejects(RawClient.open(port));
   idle.close();
   half.close();
+});
+
+/** A CA and a certificate for 127.0.0.1 signed by it, made by openssl; undefined without openssl. */
+async function testCertificates(
+  dir: string,
+): Promise<{ ca: string; cert: string; key: string } | undefined> {
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command("openssl", { args, cwd: dir, stdin: "null" }).output();
+    assert.equal(out.code, 0, decoder.decode(out.stderr));
+  };
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  try {
+    await run([
+      "req",
+      "-x509",
+      ...ec,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=t",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+    ]);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  await Deno.writeTextFile(
+    `${dir}/leaf.ext`,
+    "subjectAltName=IP:127.0.0.1\nbasicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\n",
+  );
+  await run(["req", ...ec, "-subj", "/CN=127.0.0.1", "-keyout", "leaf.key", "-out", "leaf.csr"]);
+  await run([
+    "x509",
+    "-req",
+    "-in",
+    "leaf.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-days",
+    "1",
+    "-extfile",
+    "leaf.ext",
+    "-out",
+    "leaf.pem",
+  ]);
+  const read = (name: string) => Deno.readTextFile(`${dir}/${name}`);
+  return { ca: await read("ca.pem"), cert: await read("leaf.pem"), key: await read("leaf.key") };
+}
+
+Deno.test("over TLS a connection that never handshakes is closed at the handshake deadline, and a client that does is served", async (t) => {
+  await using dir = await tempDir("phone_eye_listener_tls_");
+  const pem = await testCertificates(dir.path);
+  if (pem === undefined) {
+    return void await t.step({ name: "openssl not installed", ignore: true, fn() {} });
+  }
+  const { listener, clock, port } = listening({ tls: { cert: pem.cert, key: pem.key } });
+  const silent = await RawClient.open(port);
+  const halfHello = await RawClient.open(port);
+  await halfHello.send("\x16\x03\x01\x00\xc8\x01"); // a ClientHello's first bytes, then nothing
+  using client = Deno.createHttpClient({ caCerts: [pem.ca] });
+  const answer = await fetch(`https://127.0.0.1:${port}/mcp`, {
+    client,
+    method: "POST",
+    body: "{}",
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(await answer.text(), "ok");
+  // The two that never finished a handshake, closed at its deadline: their sockets are freed.
+  await clock.advance(LIMITS.handshakeMs);
+  await Promise.all([silent.closedByServer(), halfHello.closedByServer()]);
+  silent.close();
+  halfHello.close();
+  await listener.close();
 });
