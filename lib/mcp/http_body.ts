@@ -90,3 +90,33 @@ export async function readBody(
     cancelTimer();
   }
 }
+
+/**
+ * Reads and drops `request`'s body when it is at most `maxBytes` long and arrives within
+ * `deadlineMs`, so the refusal about to be sent reaches the client (see DRAIN_MAX_BYTES). Never
+ * throws; a longer or slower body is cancelled and left to the connection's close.
+ */
+export async function dropBody(
+  request: Request,
+  limits: { maxBytes: number; deadlineMs: number; clock: Clock },
+): Promise<void> {
+  if (request.body === null || request.bodyUsed) return;
+  if (Number(request.headers.get("content-length")) > limits.maxBytes) return;
+  const reader = request.body.getReader();
+  const cancelTimer = limits.clock.setTimer(limits.deadlineMs, () => {
+    reader.cancel().catch(() => {});
+  });
+  let length = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      length += value.length;
+      if (length > limits.maxBytes) return void reader.cancel().catch(() => {});
+    }
+  } catch {
+    // The client went away, or the deadline cancelled the read.
+  } finally {
+    cancelTimer();
+  }
+}

@@ -73,6 +73,17 @@ export const MAX_BODY_BYTES_HELD = 48 * 1024 * 1024;
 /** Request-body bytes one client may hold: one body at the 10 MiB cap fits, with room to spare. */
 export const MAX_BODY_BYTES_PER_CLIENT = 16 * 1024 * 1024;
 
+/**
+ * A request refused before its body was read (no token, over a cap) has its body read and dropped
+ * first when it is at most this long: closing a connection with unread bytes in it resets it, and
+ * the reset can reach the client before the refusal does, so it would read "connection reset"
+ * instead of 401 or 429. A longer body is left unread and its connection closed.
+ */
+export const DRAIN_MAX_BYTES = 64 * 1024;
+
+/** How long a refused request's body may take to be read and dropped (DRAIN_MAX_BYTES). */
+export const DRAIN_DEADLINE_MS = 2_000;
+
 /** The Retry-After a refusal for load carries, in seconds. */
 export const RETRY_AFTER_SECONDS = 1;
 

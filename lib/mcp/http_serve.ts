@@ -12,9 +12,16 @@ import { type Clock, realClock } from "../core/clock.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { MAX_LINE_BYTES } from "./stdio_lines.ts";
 import { accessLine, type RpcSummary, summarizeRpc } from "./http_access_log.ts";
-import { readBody } from "./http_body.ts";
+import { dropBody, readBody } from "./http_body.ts";
 import { gate, refusal } from "./http_gate.ts";
-import { BODY_DEADLINE_MS, type BudgetLimits, type Lease, RequestBudget } from "./http_limits.ts";
+import {
+  BODY_DEADLINE_MS,
+  type BudgetLimits,
+  DRAIN_DEADLINE_MS,
+  DRAIN_MAX_BYTES,
+  type Lease,
+  RequestBudget,
+} from "./http_limits.ts";
 import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
@@ -206,7 +213,14 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
           }));
         });
       const admitted = await admit(request, client);
-      if (admitted instanceof Response) return logged(admitted);
+      if (admitted instanceof Response) {
+        await dropBody(request, {
+          maxBytes: DRAIN_MAX_BYTES,
+          deadlineMs: DRAIN_DEADLINE_MS,
+          clock,
+        });
+        return logged(admitted);
+      }
       if (admitted.body !== undefined) summary = summarizeRpc(admitted.body.value, defaultPhone);
       let served: SessionExchange;
       try {

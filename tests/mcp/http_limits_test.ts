@@ -2,7 +2,7 @@
 // caps: 429 for a client over its share, 503 for a full server, both with Retry-After; 413, 408.
 
 import assert from "node:assert/strict";
-import { readBody } from "../../lib/mcp/http_body.ts";
+import { dropBody, readBody } from "../../lib/mcp/http_body.ts";
 import { type Lease, RequestBudget } from "../../lib/mcp/http_limits.ts";
 import { FakeClock } from "../helpers/fake_clock.ts";
 
@@ -160,5 +160,28 @@ Deno.test({
     assert.equal(new TextDecoder().decode(read.bytes), '{"a":1}');
     assert.equal(budget.bytes, 7);
     assert.equal(clock.pending, 0, "the deadline is cancelled");
+  },
+});
+
+Deno.test({
+  name:
+    "a refused request's small body is read and dropped before the refusal goes out; a long one is left unread",
+  permissions: "none",
+  async fn() {
+    const clock = new FakeClock();
+    const small = streamed();
+    small.controller.enqueue(new Uint8Array(10));
+    small.controller.close();
+    await dropBody(small.request, { maxBytes: 100, deadlineMs: 500, clock });
+    assert.equal(small.request.bodyUsed, true);
+    const declared = streamed({ "content-length": "101" });
+    await dropBody(declared.request, { maxBytes: 100, deadlineMs: 500, clock });
+    assert.equal(declared.request.bodyUsed, false, "not a byte read");
+    // One that never ends is given up at the deadline.
+    const stalled = streamed();
+    const dropping = dropBody(stalled.request, { maxBytes: 100, deadlineMs: 500, clock });
+    await clock.advance(500);
+    await dropping;
+    assert.equal(clock.pending, 0);
   },
 });
