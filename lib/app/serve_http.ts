@@ -72,10 +72,9 @@ export async function serveOnHttp(config: Config, http: HttpSettings): Promise<n
   if (http.tls !== undefined && tls === undefined) return 2;
   const { deps, memory, running } = serverDeps(config);
   // Loaded here, not at start-up: stdio never needs the HTTP face.
-  const [{ createHttpHandler }, { HttpListener }, { REFUSED_AT_THE_DOOR }] = await Promise.all([
+  const [{ createHttpHandler }, { HttpListener }] = await Promise.all([
     import("../mcp/http_serve.ts"),
     import("../mcp/http_listener.ts"),
-    import("../mcp/http_gate.ts"),
   ]);
   let preloaded = false;
   const handler = createHttpHandler({
@@ -100,8 +99,6 @@ export async function serveOnHttp(config: Config, http: HttpSettings): Promise<n
       listen: (port) => Deno.listen({ hostname, port }),
       tls,
       serve: (request, client) => handler.fetch(request, client),
-      // A 405 or a 429 still went to a client holding the token: only the door's refusals do not.
-      letIn: (response) => !REFUSED_AT_THE_DOOR.has(response.status),
       clock: realClock,
       logError,
     });

@@ -16,7 +16,8 @@ export interface BodyLimits {
 /** The body's bytes, or the refusal to answer with (nothing more of the body is read then). */
 export type ReadBody = { bytes: Uint8Array<ArrayBuffer> } | { refused: Response };
 
-function tooLarge(maxBytes: number): Response {
+/** 413 for a body over `maxBytes`. */
+export function tooLarge(maxBytes: number): Response {
   return refusal(
     413,
     `Payload too large: a request body may be at most ${maxBytes} bytes; no MCP request needs more`,
@@ -46,6 +47,11 @@ function joined(chunks: Uint8Array<ArrayBuffer>[], length: number): Uint8Array<A
   return bytes;
 }
 
+/** Whether `request` declares a body longer than `maxBytes` (Content-Length). */
+export function declaredTooLarge(request: Request, maxBytes: number): boolean {
+  return Number(request.headers.get("content-length")) > maxBytes;
+}
+
 /**
  * Reads `request`'s body whole. A declared Content-Length over the cap is refused before anything
  * is read; otherwise each chunk is counted in `lease` as it arrives, so a client that streams a
@@ -56,9 +62,7 @@ export async function readBody(
   lease: Lease,
   limits: BodyLimits,
 ): Promise<ReadBody> {
-  if (Number(request.headers.get("content-length")) > limits.maxBytes) {
-    return { refused: tooLarge(limits.maxBytes) };
-  }
+  if (declaredTooLarge(request, limits.maxBytes)) return { refused: tooLarge(limits.maxBytes) };
   if (request.body === null) return { bytes: new Uint8Array(0) };
   const reader = request.body.getReader();
   let late = false;
@@ -101,7 +105,7 @@ export async function dropBody(
   limits: { maxBytes: number; deadlineMs: number; clock: Clock },
 ): Promise<void> {
   if (request.body === null || request.bodyUsed) return;
-  if (Number(request.headers.get("content-length")) > limits.maxBytes) return;
+  if (declaredTooLarge(request, limits.maxBytes)) return;
   const reader = request.body.getReader();
   const cancelTimer = limits.clock.setTimer(limits.deadlineMs, () => {
     reader.cancel().catch(() => {});

@@ -1,5 +1,5 @@
 // The connections the HTTP listener holds: how many, for how long each may wait (TLS handshake,
-// the first request's header, idle keep-alive), which one gives way when the table is full.
+// the request's header, the close after its answer), which one gives way when the table is full.
 
 import type { Clock } from "../core/clock.ts";
 import {
@@ -55,35 +55,19 @@ export class Connection {
   #close: () => void;
   #stage: Stage;
   #busy = 0;
-  /** A request on it was let in (listener's letIn): a client of the server, not a stranger. */
-  #proven = false;
   #cancelTimer: () => void = () => {};
   #ended = false;
-  /** The remote address. */
-  readonly client: string;
-  /**
-   * Opened while another connection of its address was serving a request: most likely the spare
-   * an HTTP client's pool opens when its connections are busy, kept idle for its next request.
-   * It gives way after the other strangers: closing it as its client sends on it fails that call.
-   */
-  readonly spare: boolean;
 
-  constructor(table: Connections, close: () => void, options: AdmitOptions & { spare: boolean }) {
+  constructor(table: Connections, close: () => void, options: { tls: boolean }) {
     this.#table = table;
     this.#close = close;
-    this.client = options.client;
-    this.spare = options.spare;
     this.#stage = options.tls ? "handshake" : "header";
     this.#arm();
   }
 
-  /** Waiting for a request (or a handshake): it can be closed to make room. */
+  /** No request is being served on it: it can be closed to make room. */
   get waiting(): boolean {
     return this.#busy === 0 && !this.#ended;
-  }
-
-  get proven(): boolean {
-    return this.#proven;
   }
 
   /** How the connection is closed from now on (the HTTP layer's close, once it owns the socket). */
@@ -91,7 +75,7 @@ export class Connection {
     this.#close = close;
   }
 
-  /** The TLS handshake is done: the first request's header is due next. */
+  /** The TLS handshake is done: the request's header is due next. */
   handshaken(): void {
     if (this.#stage !== "handshake") return;
     this.#stage = "header";
@@ -100,21 +84,17 @@ export class Connection {
 
   /** A request's header arrived: no deadline holds while it is served. */
   requestStarted(): void {
-    if (this.#busy === 0 && !this.#ended) this.#table.busyFrom(this.client, +1);
     this.#busy++;
     this.#stage = "busy";
     this.#cancelTimer();
   }
 
-  /** A request's answer ended (`ok`: it was let in). With none left open, the idle deadline starts. */
-  requestEnded(ok: boolean): void {
-    if (ok) this.#proven = true;
+  /** A request's answer ended. The connection closes next; the idle deadline makes sure it does. */
+  requestEnded(): void {
     if (this.#busy === 0) return;
     this.#busy--;
     if (this.#busy > 0 || this.#ended) return;
-    this.#table.busyFrom(this.client, -1);
     this.#stage = "idle";
-    this.#table.touched(this);
     this.#arm();
   }
 
@@ -123,7 +103,6 @@ export class Connection {
     if (this.#ended) return;
     this.#ended = true;
     this.#cancelTimer();
-    if (this.#busy > 0) this.#table.busyFrom(this.client, -1);
     this.#table.removed(this);
   }
 
@@ -155,14 +134,6 @@ export class Connection {
   }
 }
 
-/** What the listener knows of a connection it admits. */
-export interface AdmitOptions {
-  /** The handshake deadline comes first. */
-  tls: boolean;
-  /** The remote address. */
-  client: string;
-}
-
 export interface ConnectionsDeps {
   clock: Clock;
   /** Counts what happened to connections, for the operator's summary line. */
@@ -171,19 +142,20 @@ export interface ConnectionsDeps {
 }
 
 /**
- * Every connection the listener holds, oldest waiting first. Bounded: at the cap a new connection
- * takes the place of the oldest one that never had a request answered (a half-sent request, a
- * stranger); when every connection is a known client's or busy, the new one is refused. An
- * established client is never closed to make room for a newcomer, so it stays answered.
+ * Every connection the listener holds, in the order they were accepted. Bounded: at the cap a
+ * new connection takes the place of the oldest one that has no request being served (one that
+ * sent half a request, or nothing); when every connection is serving a request, the new one is
+ * refused. A client whose request is being served is never closed to make room, so it is answered.
+ *
+ * Each connection carries one request (the listener answers with Connection: close): a client's
+ * HTTP pool then keeps no idle connection the server could close under it, and the oldest waiting
+ * connection is never a client's spare, only one that has been waiting longest to send anything.
  */
 export class Connections {
   readonly clock: Clock;
   readonly limits: ConnectionLimits;
   readonly #deps: ConnectionsDeps;
-  /** In order of the last time each became idle: the first waiting one gives way first. */
   readonly #held = new Set<Connection>();
-  /** Per remote address, its connections serving a request now. */
-  readonly #busy = new Map<string, number>();
   #cap: number;
   /** When descriptors last ran out (clock.now()), while the cap is below the limits' max. */
   #loweredAt = 0;
@@ -207,31 +179,29 @@ export class Connections {
 
   /**
    * A place for a new connection closed by `close`, or undefined when there is none (the caller
-   * then closes it). At the cap the oldest waiting stranger is closed to make room.
+   * then closes it). At the cap the oldest waiting connection is closed to make room.
    */
-  admit(close: () => void, options: AdmitOptions): Connection | undefined {
+  admit(close: () => void, options: { tls: boolean }): Connection | undefined {
     this.#recover();
     if (this.#held.size >= this.#cap) {
-      const stranger = this.#nextToGiveWay();
-      if (stranger === undefined) {
+      const waiting = this.#oldestWaiting();
+      if (waiting === undefined) {
         this.#deps.count("refused");
         return undefined;
       }
       this.#deps.count("made-room");
-      stranger.close();
+      waiting.close();
     }
-    const spare = (this.#busy.get(options.client) ?? 0) > 0;
-    const connection = new Connection(this, close, { ...options, spare });
+    const connection = new Connection(this, close, options);
     this.#held.add(connection);
     return connection;
   }
 
   /**
    * The process ran out of descriptors: the cap drops to headroom below what is held now (never
-   * below `min`), and waiting strangers are closed down to it. An established client's idle
-   * connection is kept: its client may be sending on it this instant, and a request sent on a
-   * connection the server just closed fails at the client, which does not send it again.
-   * Returns how many were closed.
+   * below `min`), and waiting connections are closed down to it, oldest first. Returns how many
+   * were closed. Within `settleMs` of the last time, nothing is lowered or closed again: the
+   * descriptors of the connections just closed come back a moment later.
    */
   outOfDescriptors(): number {
     const { min, headroom, max, settleMs } = this.limits;
@@ -240,9 +210,9 @@ export class Connections {
     this.#loweredAt = this.clock.now();
     let closed = 0;
     while (this.#held.size > this.#cap) {
-      const stranger = this.#nextToGiveWay();
-      if (stranger === undefined) break;
-      stranger.close();
+      const waiting = this.#oldestWaiting();
+      if (waiting === undefined) break;
+      waiting.close();
       closed++;
     }
     return closed;
@@ -253,21 +223,8 @@ export class Connections {
     for (const connection of [...this.#held]) connection.close();
   }
 
-  /** A connection that became idle moves to the end: the longest idle gives way first. */
-  touched(connection: Connection): void {
-    if (!this.#held.delete(connection)) return;
-    this.#held.add(connection);
-  }
-
   removed(connection: Connection): void {
     this.#held.delete(connection);
-  }
-
-  /** Counts `client`'s connections serving a request (`change`: +1 or -1). */
-  busyFrom(client: string, change: number): void {
-    const busy = (this.#busy.get(client) ?? 0) + change;
-    if (busy > 0) this.#busy.set(client, busy);
-    else this.#busy.delete(client);
   }
 
   count(event: ConnectionEvent): void {
@@ -282,17 +239,8 @@ export class Connections {
     this.#loweredAt = this.clock.now();
   }
 
-  /**
-   * The connection that gives way for another: the oldest waiting stranger (no request of its
-   * let in), a likely spare last. Never an established client's connection, never a busy one.
-   */
-  #nextToGiveWay(): Connection | undefined {
-    let spare: Connection | undefined;
-    for (const connection of this.#held) {
-      if (!connection.waiting || connection.proven) continue;
-      if (!connection.spare) return connection;
-      spare ??= connection;
-    }
-    return spare;
+  #oldestWaiting(): Connection | undefined {
+    for (const connection of this.#held) if (connection.waiting) return connection;
+    return undefined;
   }
 }

@@ -7,12 +7,6 @@ import { type HttpSettings, isWildcard, LOOPBACK_NAMES } from "./http_settings.t
 /** The one path MCP is served at. */
 export const MCP_PATH = "/mcp";
 
-/**
- * The statuses of the gate's refusals before the token is known good: Host (421), Origin (403),
- * token (401). Any other answer went to a client that holds the token (or needs none).
- */
-export const REFUSED_AT_THE_DOOR: ReadonlySet<number> = new Set([401, 403, 421]);
-
 /** A refusal as the client reads it: the status, and a JSON-RPC error saying why and what to do. */
 export function refusal(status: number, message: string, headers: HeadersInit = {}): Response {
   return Response.json(

@@ -5,9 +5,9 @@ import { MAX_IN_FLIGHT_PER_CLIENT } from "./http_settings.ts";
 import { refusal } from "./http_gate.ts";
 
 /**
- * Connections held at once. A lab's agents keep one or a few keep-alive connections each, so 256
- * leaves room for dozens of them; past it a connection that has not yet sent a request is closed
- * to make room (http_connections.ts), or the new one is refused when every connection is in use.
+ * Connections held at once. Each carries one request, so 256 is room for as many requests in
+ * progress, twice the cap on open requests; past it a connection that has not sent a whole request
+ * is closed to make room (http_connections.ts), or the new one is refused when all are in use.
  * The process's descriptor limit may be lower: an accept that fails for want of descriptors
  * lowers this to what fits (CONNECTION_HEADROOM below what was open then).
  */
@@ -37,7 +37,7 @@ export const SHED_SETTLE_MS = 1_000;
 export const CAP_RECOVERY_MS = 60_000;
 
 /**
- * From accept (or the end of the TLS handshake) to a request's whole header: a client that sends
+ * From accept (or the end of the TLS handshake) to the request's whole header: a client that sends
  * half a request, or nothing, is closed then. An agent's client sends its request at once.
  */
 export const HEADER_DEADLINE_MS = 10_000;
@@ -46,10 +46,10 @@ export const HEADER_DEADLINE_MS = 10_000;
 export const HANDSHAKE_DEADLINE_MS = 10_000;
 
 /**
- * An idle keep-alive connection (its last answer sent, no new request) is closed after this. Its
- * client's next request opens a new connection; Deno's and Node's clients do so on their own.
+ * After its answer a connection is closed (each carries one request); should it linger, its client
+ * holding it open, it is closed after this.
  */
-export const IDLE_DEADLINE_MS = 30_000;
+export const IDLE_DEADLINE_MS = 10_000;
 
 /** From a request's header to the end of its body: a body sent a byte at a time is cut off (408). */
 export const BODY_DEADLINE_MS = 30_000;

@@ -51,11 +51,6 @@ export interface ListenerDeps {
   tls?: { cert: string; key: string } | undefined;
   /** Answers one request from `client` (the remote address). */
   serve: (request: Request, client: string) => Promise<Response>;
-  /**
-   * Whether an answer shows its connection is a client's, one the server let in (status below
-   * 400 by default): such a connection is not closed to make room for a newcomer.
-   */
-  letIn?: (response: Response) => boolean;
   clock: Clock;
   /** Failures and the summary of closed or refused connections (stderr in production). */
   logError: (message: string) => void;
@@ -70,7 +65,7 @@ export interface ListenerDeps {
 const EVENT_WORDS: Record<ConnectionEvent, string | undefined> = {
   "handshake-deadline": "connections closed without a TLS handshake in time",
   "header-deadline": "connections closed without a whole request header in time",
-  "idle-deadline": undefined, // an idle keep-alive connection closing is routine
+  "idle-deadline": undefined, // a connection its client holds open after its answer: routine
   "made-room": "connections closed to make room (waiting, no request of theirs let in)",
   "refused": "connections refused (every connection in use)",
 };
@@ -111,6 +106,20 @@ class Notices {
   }
 }
 
+/**
+ * `response` with Connection: close, so each connection carries one request (http_connections.ts
+ * says why): its headers as they were, its body the same stream.
+ */
+function oneRequestOnly(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set("connection", "close");
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}
+
 /** Accept failed for want of descriptors or memory: closing connections frees what it needs. */
 function outOfResources(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
@@ -149,7 +158,6 @@ export class HttpListener {
     this.#tls = deps.tls && new TlsConnections({
       ...deps.tls,
       serve: deps.serve,
-      letIn: (response) => this.#letIn(response),
       logError: deps.logError,
     });
     this.#socket = deps.listen(deps.port);
@@ -252,8 +260,7 @@ export class HttpListener {
 
   #admit(conn: Deno.Conn): void {
     const client = (conn.remoteAddr as Deno.NetAddr).hostname;
-    const tls = this.#tls !== undefined;
-    const connection = this.#table.admit(() => conn.close(), { tls, client });
+    const connection = this.#table.admit(() => conn.close(), { tls: this.#tls !== undefined });
     if (connection === undefined) {
       try {
         conn.close();
@@ -283,12 +290,7 @@ export class HttpListener {
     }
   }
 
-  #letIn(response: Response): boolean {
-    return this.#deps.letIn?.(response) ?? response.status < 400;
-  }
-
   async #respond(event: RequestEvent, client: string, connection: Connection): Promise<void> {
-    let ok = false;
     try {
       let response: Response;
       try {
@@ -297,12 +299,11 @@ export class HttpListener {
         this.#deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
         response = new Response("Internal error", { status: 500 });
       }
-      ok = this.#letIn(response);
-      await event.respondWith(response);
+      await event.respondWith(oneRequestOnly(response));
     } catch {
       // The client went away before its answer ended: the body was cancelled, so was the call.
     } finally {
-      connection.requestEnded(ok);
+      connection.requestEnded();
     }
   }
 }

@@ -12,7 +12,7 @@ import { type Clock, realClock } from "../core/clock.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { MAX_LINE_BYTES } from "./stdio_lines.ts";
 import { accessLine, type RpcSummary, summarizeRpc } from "./http_access_log.ts";
-import { dropBody, readBody } from "./http_body.ts";
+import { declaredTooLarge, dropBody, readBody, tooLarge } from "./http_body.ts";
 import { gate, refusal } from "./http_gate.ts";
 import {
   BODY_DEADLINE_MS,
@@ -178,6 +178,8 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
   ): Promise<Response | { lease: Lease; request: Request; body?: { value: unknown } }> => {
     const refused = await gate(request, deps.settings);
     if (refused !== undefined) return refused;
+    // Too large whatever the load: said before a slot is asked for.
+    if (declaredTooLarge(request, maxBodyBytes)) return tooLarge(maxBodyBytes);
     const lease = budget.enter(client);
     if (lease instanceof Response) return lease;
     if (request.method !== "POST") return { lease, request };

@@ -12,8 +12,6 @@ export interface TlsServeDeps {
   key: string;
   /** Answers one request from `client` (the remote address). */
   serve: (request: Request, client: string) => Promise<Response>;
-  /** Whether an answer shows its connection is a client's (http_listener.ts's letIn). */
-  letIn: (response: Response) => boolean;
   logError: (message: string) => void;
 }
 
@@ -50,8 +48,8 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): Request | undefi
 /** Writes `response` to `res`, waiting on the socket as it drains; stops when the client leaves. */
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   for (const [name, value] of response.headers) res.setHeader(name, value);
-  // node:http in Deno 2.9 ends a connection handed to it ("connection" event) after each answer,
-  // whatever it says: saying so keeps the client from sending its next request on it.
+  // One request per connection, as on plain HTTP (http_connections.ts says why); node:http in
+  // Deno 2.9 would end a connection handed to it after each answer anyway, whatever it said.
   res.setHeader("connection", "close");
   res.writeHead(response.status);
   if (response.body === null) return void res.end();
@@ -138,7 +136,6 @@ export class TlsConnections {
     res.once("close", () => {
       if (!res.writableFinished) left.abort();
     });
-    let ok = false;
     try {
       const request = webRequest(req, left.signal);
       let response: Response;
@@ -150,12 +147,11 @@ export class TlsConnections {
         this.#deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
         response = new Response("Internal error", { status: 500 });
       }
-      ok = this.#deps.letIn(response);
       await writeResponse(response, res);
     } catch {
       res.destroy(); // the client broke off; nothing more to write
     } finally {
-      held.connection.requestEnded(ok);
+      held.connection.requestEnded();
     }
   }
 }

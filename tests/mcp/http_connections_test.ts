@@ -26,8 +26,7 @@ function table() {
     limits: LIMITS,
   });
   const closed: string[] = [];
-  const open = (name: string, tls = false, client = "10.0.0.1") =>
-    connections.admit(() => closed.push(name), { tls, client });
+  const open = (name: string, tls = false) => connections.admit(() => closed.push(name), { tls });
   return { clock, events, connections, closed, open };
 }
 
@@ -67,7 +66,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "no deadline closes a connection while its request is served; once answered it may idle until the idle deadline",
+    "no deadline closes a connection while its request is served; after its answer, the idle deadline does if its client holds it open",
   permissions: "none",
   async fn() {
     const { clock, events, closed, open } = table();
@@ -75,13 +74,9 @@ Deno.test({
     client.requestStarted();
     await clock.advance(10_000);
     assert.deepEqual(closed, []);
-    client.requestEnded(true);
+    client.requestEnded();
     await clock.advance(299);
     assert.deepEqual(closed, []);
-    client.requestStarted(); // its next request, on the same connection
-    client.requestEnded(true);
-    await clock.advance(299);
-    assert.deepEqual(closed, [], "each answer starts the idle deadline again");
     await clock.advance(1);
     assert.deepEqual(closed, ["client"]);
     assert.deepEqual(events, ["idle-deadline"]);
@@ -90,41 +85,32 @@ Deno.test({
 
 Deno.test({
   name:
-    "at the cap the oldest waiting stranger gives way to a new connection; established clients stay",
+    "at the cap the oldest waiting connection gives way to a new one; one whose request is served stays",
   permissions: "none",
   fn() {
     const { events, connections, closed, open } = table();
-    const owner = open("owner")!;
-    owner.requestStarted();
-    owner.requestEnded(true); // answered: a client of the server, now idle
+    open("half-sent-1");
     const busy = open("busy")!;
     busy.requestStarted();
-    open("stranger-1");
-    open("stranger-2");
+    open("half-sent-2");
+    open("half-sent-3");
     assert.equal(connections.size, 4);
     assert.ok(open("newcomer-1"));
-    assert.deepEqual(closed, ["stranger-1"]);
+    assert.deepEqual(closed, ["half-sent-1"]);
     assert.ok(open("newcomer-2"));
-    assert.deepEqual(closed, ["stranger-1", "stranger-2"]);
+    assert.deepEqual(closed, ["half-sent-1", "half-sent-2"]);
     assert.equal(connections.size, 4);
     assert.deepEqual(events, ["made-room", "made-room"]);
   },
 });
 
 Deno.test({
-  name:
-    "at the cap with every connection busy or an established client's, a new connection is refused",
+  name: "at the cap with every connection serving a request, a new connection is refused",
   permissions: "none",
   fn() {
     const { events, connections, closed, open } = table();
-    for (const name of ["a", "b", "c", "d"]) {
-      const connection = open(name)!;
-      connection.requestStarted();
-      if (name !== "d") connection.requestEnded(true);
-    }
-    // One of them was refused (401): that client is no better known than a stranger.
-    const refusedOnce = open("refused-once");
-    assert.equal(refusedOnce, undefined, "full of established clients");
+    for (const name of ["a", "b", "c", "d"]) open(name)!.requestStarted();
+    assert.equal(open("late"), undefined);
     assert.deepEqual(events, ["refused"]);
     assert.deepEqual(closed, []);
     assert.equal(connections.size, 4);
@@ -133,81 +119,23 @@ Deno.test({
 
 Deno.test({
   name:
-    "a connection whose only answer was a refusal counts as a stranger and gives way at the cap",
-  permissions: "none",
-  fn() {
-    const { closed, open } = table();
-    const unauthorized = open("401")!;
-    unauthorized.requestStarted();
-    unauthorized.requestEnded(false);
-    for (const name of ["b", "c", "d"]) {
-      const connection = open(name)!;
-      connection.requestStarted();
-      connection.requestEnded(true);
-    }
-    assert.ok(open("newcomer"));
-    assert.deepEqual(closed, ["401"]);
-  },
-});
-
-Deno.test({
-  name:
-    "out of descriptors, the cap drops below what is held and waiting strangers close; an established client stays; the cap recovers later",
+    "out of descriptors, the cap drops below what is held and waiting connections close, oldest first; it recovers later",
   permissions: "none",
   async fn() {
     const { clock, connections, closed, open } = table();
-    const owner = open("owner")!;
-    owner.requestStarted();
-    owner.requestEnded(true);
-    open("stranger");
+    open("half-sent-1");
+    open("half-sent-2");
     const busy = open("busy")!;
     busy.requestStarted();
-    assert.equal(connections.outOfDescriptors(), 1);
-    // Three held, headroom 2: the cap is 1. The stranger closes; the owner's idle connection stays,
-    // since its client may be sending on it this instant.
-    assert.deepEqual(closed, ["stranger"]);
+    assert.equal(connections.outOfDescriptors(), 2);
+    // Three held, headroom 2: the cap is 1; the waiting ones close, the busy one stays.
+    assert.deepEqual(closed, ["half-sent-1", "half-sent-2"]);
     assert.equal(connections.cap, 1);
-    assert.equal(connections.size, 2);
-    assert.equal(open("next"), undefined, "no stranger left to give way");
+    assert.equal(connections.size, 1);
+    assert.equal(open("next"), undefined, "the busy connection fills the lowered cap");
     await clock.advance(1_000);
     assert.ok(open("after recovery"), "the cap rose by the headroom");
     assert.equal(connections.cap, 3);
-  },
-});
-
-Deno.test({
-  name: "closeAll closes every connection and leaves no deadline set",
-  permissions: "none",
-  fn() {
-    const { clock, connections, closed, open } = table();
-    open("a");
-    open("b", true)!.requestStarted();
-    connections.closeAll();
-    assert.deepEqual(closed.sort(), ["a", "b"]);
-    assert.equal(connections.size, 0);
-    assert.equal(clock.pending, 0);
-  },
-});
-
-Deno.test({
-  name:
-    "a connection opened while its address had a request in progress (a client pool's spare) gives way after the other strangers",
-  permissions: "none",
-  fn() {
-    const { connections, closed, open } = table();
-    const owner = open("owner", false, "10.0.0.7")!;
-    owner.requestStarted();
-    open("spare", false, "10.0.0.7"); // the client's pool opens it while "owner" is busy
-    owner.requestEnded(true);
-    open("half-sent-1", false, "10.0.0.7");
-    open("half-sent-2", false, "10.0.0.7");
-    assert.ok(open("newcomer", false, "10.0.0.7"));
-    assert.deepEqual(closed, ["half-sent-1"]);
-    assert.equal(connections.outOfDescriptors(), 2);
-    // Four held, headroom 2: the cap is 2; the other strangers go, the spare stays.
-    assert.deepEqual(closed, ["half-sent-1", "half-sent-2", "newcomer"]);
-    assert.ok(open("next", false, "10.0.0.7"));
-    assert.deepEqual(closed, ["half-sent-1", "half-sent-2", "newcomer", "spare"], "last of all");
   },
 });
 
@@ -226,5 +154,19 @@ Deno.test({
     await clock.advance(100);
     assert.equal(connections.outOfDescriptors(), 1);
     assert.equal(connections.cap, 1, "past it, the cap drops again");
+  },
+});
+
+Deno.test({
+  name: "closeAll closes every connection and leaves no deadline set",
+  permissions: "none",
+  fn() {
+    const { clock, connections, closed, open } = table();
+    open("a");
+    open("b", true)!.requestStarted();
+    connections.closeAll();
+    assert.deepEqual(closed.sort(), ["a", "b"]);
+    assert.equal(connections.size, 0);
+    assert.equal(clock.pending, 0);
   },
 });

@@ -69,15 +69,15 @@ class RawClient {
     return this.send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n");
   }
 
-  /** A whole request, and the status of its answer (read whole: the connection stays usable). */
-  async ask(body = "", headers: Record<string, string> = {}): Promise<number> {
+  /** A whole request, and the status of its answer (read whole). */
+  async ask(body = "", headers: Record<string, string> = {}, path = "/mcp"): Promise<number> {
     const head = Object.entries({
       Host: "127.0.0.1",
       "Content-Length": String(body.length),
       ...headers,
     })
       .map(([name, value]) => `${name}: ${value}\r\n`).join("");
-    await this.send(`POST /mcp HTTP/1.1\r\n${head}\r\n${body}`);
+    await this.send(`POST ${path} HTTP/1.1\r\n${head}\r\n${body}`);
     return await this.#readAnswer();
   }
 
@@ -164,30 +164,66 @@ Deno.test("half-sent connections from the owner's address are closed at the head
   const { listener, clock, port } = listening({ serve: (r, c) => handler.fetch(r, c) });
   const halves = await Promise.all(Array.from({ length: 5 }, () => RawClient.open(port)));
   await Promise.all(halves.map((half) => half.sendHalf()));
-  const owner = await RawClient.open(port);
   const headers = {
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
   };
-  assert.equal(await owner.ask(INITIALIZE, headers), 200);
-  assert.equal(await owner.ask(INITIALIZE, headers), 200);
+  // Each connection carries one request: the owner opens one per request, as its HTTP client does.
+  const ask = async () => {
+    const owner = await RawClient.open(port);
+    try {
+      return await owner.ask(INITIALIZE, headers);
+    } finally {
+      owner.close();
+    }
+  };
+  assert.equal(await ask(), 200);
+  assert.equal(await ask(), 200);
   await clock.advance(LIMITS.headerMs);
   await Promise.all(halves.map((half) => half.closedByServer()));
-  assert.equal(await owner.ask(INITIALIZE, headers), 200, "the owner's connection is still served");
-  assert.equal(listener.connections.size, 1);
-  for (const client of [...halves, owner]) client.close();
+  assert.equal(await ask(), 200, "the owner is still served");
+  for (const half of halves) half.close();
   await listener.close();
   await handler.close();
 });
 
-Deno.test("past the connection cap new connections are refused while an established client is still answered", async () => {
-  const { listener, logged, clock, port } = listening({ limits: { ...LIMITS, max: 3 } });
+/** A serve function whose requests to /hold are answered when the test releases them. */
+function holding() {
+  const held: Array<() => void> = [];
+  const arrived: Array<() => void> = [];
+  return {
+    serve: (request: Request) =>
+      new URL(request.url).pathname !== "/hold"
+        ? Promise.resolve(new Response("ok"))
+        : new Promise<Response>((resolve) => {
+          held.push(() => resolve(new Response("ok")));
+          arrived.shift()?.();
+        }),
+    /** Resolves once the next /hold request is being served. */
+    nextArrival: () => new Promise<void>((resolve) => arrived.push(resolve)),
+    releaseAll: () => {
+      for (const release of held.splice(0)) release();
+    },
+  };
+}
+
+Deno.test("past the connection cap new connections are refused while the clients being served are answered", async () => {
+  const hold = holding();
+  const { listener, logged, clock, port } = listening({
+    serve: hold.serve,
+    limits: { ...LIMITS, max: 3 },
+  });
   const clients = await Promise.all([1, 2, 3].map(() => RawClient.open(port)));
-  for (const client of clients) assert.equal(await client.ask(), 200);
+  const answers = [];
+  for (const client of clients) {
+    const arrived = hold.nextArrival();
+    answers.push(client.ask("", {}, "/hold"));
+    await arrived;
+  }
   const late = await RawClient.open(port);
   await late.closedByServer();
-  assert.equal(await clients[0]!.ask(), 200, "an established client is still answered");
-  assert.equal(listener.connections.size, 3);
+  hold.releaseAll();
+  assert.deepEqual(await Promise.all(answers), [200, 200, 200], "every client served is answered");
   await clock.advance(10_000); // the summary line's interval
   assert.ok(
     logged.some((line) => /connections refused \(every connection in use\): 1;/.test(line)),
@@ -197,16 +233,20 @@ Deno.test("past the connection cap new connections are refused while an establis
   await listener.close();
 });
 
-Deno.test("at the connection cap a half-sent connection gives way to a newcomer; the established client stays", async () => {
-  const { listener, port } = listening({ limits: { ...LIMITS, max: 2 } });
+Deno.test("at the connection cap a half-sent connection gives way to a newcomer; the client being served stays", async () => {
+  const hold = holding();
+  const { listener, port } = listening({ serve: hold.serve, limits: { ...LIMITS, max: 2 } });
   const owner = await RawClient.open(port);
-  assert.equal(await owner.ask(), 200);
+  const arrived = hold.nextArrival();
+  const answer = owner.ask("", {}, "/hold");
+  await arrived;
   const half = await RawClient.open(port);
   await half.sendHalf();
   const newcomer = await RawClient.open(port);
   await half.closedByServer();
   assert.equal(await newcomer.ask(), 200);
-  assert.equal(await owner.ask(), 200);
+  hold.releaseAll();
+  assert.equal(await answer, 200);
   for (const client of [owner, half, newcomer]) client.close();
   await listener.close();
 });
@@ -276,15 +316,21 @@ Deno.test("a socket lost under the accept loop is opened again on the same port"
 });
 
 Deno.test("closing the listener closes every connection it holds and ends the loop", async () => {
-  const { listener, port } = listening();
-  const idle = await RawClient.open(port);
-  assert.equal(await idle.ask(), 200);
+  const hold = holding();
+  const { listener, port } = listening({ serve: hold.serve });
+  const served = await RawClient.open(port);
+  const arrived = hold.nextArrival();
+  const answer = served.ask("", {}, "/hold").catch(() => "closed");
+  await arrived;
   const half = await RawClient.open(port);
   await half.sendHalf();
-  await listener.close();
-  await Promise.all([idle.closedByServer(), half.closedByServer()]);
+  const closing = listener.close();
+  await half.closedByServer();
+  assert.equal(await answer, "closed");
+  hold.releaseAll();
+  await closing;
   await assert.rejects(RawClient.open(port));
-  idle.close();
+  served.close();
   half.close();
 });
 
