@@ -6,6 +6,7 @@ import {
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
+  type McpHttpHandler,
   type McpServer,
 } from "@modelcontextprotocol/server";
 import { type Clock, realClock } from "../core/clock.ts";
@@ -22,6 +23,7 @@ import {
   type Lease,
   RequestBudget,
 } from "./http_limits.ts";
+import { OpenAnswers, watchAnswer, whenAborted } from "./http_exchanges.ts";
 import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
@@ -67,46 +69,8 @@ export interface HttpHandler {
   close(): Promise<void>;
 }
 
-/**
- * `response` with a body that calls `done` once it has been read to its end, has failed, or was
- * cancelled (the client went away: `gone`), so a streamed answer counts as open until it ends.
- */
-function whenBodyDone(response: Response, done: (gone: boolean) => void): Response {
-  let finished = false;
-  const finish = (gone = false) => {
-    if (finished) return;
-    finished = true;
-    done(gone);
-  };
-  if (response.body === null) {
-    finish();
-    return response;
-  }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          finish();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (error) {
-        finish(true);
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      finish(true);
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
+/** The status logged for a request whose client left before an answer began (nginx's 499). */
+const CLIENT_GONE = 499;
 
 /** A POST body's JSON, when it is JSON: the SDK answers anything else itself, as it always has. */
 function parsedJson(request: Request, bytes: Uint8Array): { value: unknown } | undefined {
@@ -118,6 +82,105 @@ function parsedJson(request: Request, bytes: Uint8Array): { value: unknown } | u
     return { value: JSON.parse(new TextDecoder().decode(bytes)) };
   } catch {
     return undefined;
+  }
+}
+
+/** Which handler serves a request, and its answer (see createHttpHandler). */
+async function routeRequest(
+  request: Request,
+  body: { value: unknown } | undefined,
+  to: { sessions: HttpSessions; mcp: McpHttpHandler; maxBodyBytes: number },
+): Promise<SessionExchange> {
+  const held = request.method === "POST" || request.method === "DELETE"
+    ? to.sessions.serve(request)
+    : undefined;
+  if (held !== undefined) return await held;
+  if (
+    body !== undefined && isInitializeRequest(body.value) &&
+    await isLegacyRequest(request, body.value, { maxRequestBodySize: to.maxBodyBytes })
+  ) {
+    // Undefined when every session held has a call open: this client is served statelessly.
+    const started = to.sessions.start(request, body.value);
+    if (started !== undefined) return await started;
+  }
+  const response = await to.mcp.fetch(request, body && { parsedBody: body.value });
+  return { response, done: () => {} };
+}
+
+/** A request past the gate and the budget, its body read: what the handlers serve. */
+interface Admitted {
+  lease: Lease;
+  request: Request;
+  body?: { value: unknown };
+}
+
+/**
+ * The gate, the size cap, the budget and the body, in that order: the request to serve with its
+ * lease, or the refusal to answer with (its lease, if any, given back).
+ */
+async function admitRequest(
+  request: Request,
+  client: string,
+  limits: {
+    settings: HttpSettings;
+    budget: RequestBudget;
+    maxBodyBytes: number;
+    bodyDeadlineMs: number;
+    clock: Clock;
+  },
+): Promise<Response | Admitted> {
+  const refused = await gate(request, limits.settings);
+  if (refused !== undefined) return refused;
+  // Too large whatever the load: said before a slot is asked for.
+  if (declaredTooLarge(request, limits.maxBodyBytes)) return tooLarge(limits.maxBodyBytes);
+  const lease = limits.budget.enter(client);
+  if (lease instanceof Response) return lease;
+  if (request.method !== "POST") return { lease, request };
+  const read = await readBody(request, lease, {
+    maxBytes: limits.maxBodyBytes,
+    deadlineMs: limits.bodyDeadlineMs,
+    clock: limits.clock,
+  });
+  if ("refused" in read) {
+    lease.release();
+    return read.refused;
+  }
+  // The bytes read go on in a request of their own, so the SDK reads (and answers) them as sent.
+  const body = parsedJson(request, read.bytes);
+  return { lease, request: new Request(request, { body: read.bytes }), ...(body && { body }) };
+}
+
+/**
+ * The exchange for an admitted request, or undefined when its client left before an answer began:
+ * the SDK answers no request its client cancelled, so the slot is given back then, and an answer
+ * that comes later is dropped. A failure is answered 500.
+ */
+async function serveAdmitted(
+  admitted: Admitted,
+  route: (request: Request, body?: { value: unknown }) => Promise<SessionExchange>,
+  say: { logError: (message: string) => void; log: (status: number, gone: boolean) => void },
+): Promise<SessionExchange | undefined> {
+  const leave = whenAborted(admitted.request.signal);
+  const routing = route(admitted.request, admitted.body);
+  try {
+    const served = await Promise.race([routing, leave.gone]);
+    if (served !== undefined) return served;
+    admitted.lease.release();
+    say.log(CLIENT_GONE, true);
+    routing.then((late) => {
+      late.done();
+      late.response.body?.cancel().catch(() => {});
+    }, () => {});
+    return undefined;
+  } catch (error) {
+    say.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
+    // Answered like any exchange: its end gives the slot back and logs it.
+    return {
+      response: refusal(500, "Internal error: the request could not be served"),
+      done: () => {},
+    };
+  } finally {
+    leave.dispose();
   }
 }
 
@@ -155,65 +218,32 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     ...deps.budget,
     maxOpenPerClient: deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT,
   });
-  const route = async (request: Request, body?: { value: unknown }): Promise<SessionExchange> => {
-    const held = request.method === "POST" || request.method === "DELETE"
-      ? sessions.serve(request)
-      : undefined;
-    if (held !== undefined) return await held;
-    if (
-      body !== undefined && isInitializeRequest(body.value) &&
-      await isLegacyRequest(request, body.value, { maxRequestBodySize: maxBodyBytes })
-    ) {
-      // Undefined when every session held has a call open: this client is served statelessly.
-      const started = sessions.start(request, body.value);
-      if (started !== undefined) return await started;
-    }
-    const response = await mcp.fetch(request, body && { parsedBody: body.value });
-    return { response, done: () => {} };
-  };
-  /** Past the gate and the budget, with the body read: what to serve, or the refusal. */
-  const admit = async (
-    request: Request,
-    client: string,
-  ): Promise<Response | { lease: Lease; request: Request; body?: { value: unknown } }> => {
-    const refused = await gate(request, deps.settings);
-    if (refused !== undefined) return refused;
-    // Too large whatever the load: said before a slot is asked for.
-    if (declaredTooLarge(request, maxBodyBytes)) return tooLarge(maxBodyBytes);
-    const lease = budget.enter(client);
-    if (lease instanceof Response) return lease;
-    if (request.method !== "POST") return { lease, request };
-    const read = await readBody(request, lease, {
-      maxBytes: maxBodyBytes,
-      deadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
+  const route = (request: Request, body?: { value: unknown }) =>
+    routeRequest(request, body, { sessions, mcp, maxBodyBytes });
+  const admit = (request: Request, client: string) =>
+    admitRequest(request, client, {
+      settings: deps.settings,
+      budget,
+      maxBodyBytes,
+      bodyDeadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
       clock,
     });
-    if ("refused" in read) {
-      lease.release();
-      return read.refused;
-    }
-    // The bytes read go on in a request of their own, so the SDK reads (and answers) them as sent.
-    const body = parsedJson(request, read.bytes);
-    return { lease, request: new Request(request, { body: read.bytes }), ...(body && { body }) };
-  };
+  const open = new OpenAnswers();
   return {
     async fetch(request, client) {
       const at = wallNow();
       const started = clock.now();
       let summary: RpcSummary = { rpc: "-" };
-      const logged = (response: Response, end?: () => void) =>
-        whenBodyDone(response, (gone) => {
-          end?.();
-          deps.accessLog?.(accessLine({
-            at,
-            client,
-            status: response.status,
-            method: request.method,
-            ...summary,
-            ms: clock.now() - started,
-            gone,
-          }));
-        });
+      const log = (status: number, gone: boolean) =>
+        deps.accessLog?.(accessLine({
+          at,
+          client,
+          status,
+          method: request.method,
+          ...summary,
+          ms: clock.now() - started,
+          gone,
+        }));
       const admitted = await admit(request, client);
       if (admitted instanceof Response) {
         await dropBody(request, {
@@ -221,22 +251,25 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
           deadlineMs: DRAIN_DEADLINE_MS,
           clock,
         });
-        return logged(admitted);
+        return watchAnswer(admitted, (gone) => log(admitted.status, gone)).response;
       }
-      if (admitted.body !== undefined) summary = summarizeRpc(admitted.body.value, defaultPhone);
-      let served: SessionExchange;
-      try {
-        served = await route(admitted.request, admitted.body);
-      } catch (error) {
-        admitted.lease.release();
-        deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
-        return logged(refusal(500, "Internal error: the request could not be served"));
+      const body = admitted.body?.value;
+      if (admitted.body !== undefined) {
+        summary = summarizeRpc(body, defaultPhone);
+        open.cancelled(admitted.request, body);
       }
-      return logged(served.response, () => {
+      const served = await serveAdmitted(admitted, route, { logError: deps.logError, log });
+      if (served === undefined) return new Response(null, { status: CLIENT_GONE });
+      let forget = () => {};
+      const watched = watchAnswer(served.response, (gone) => {
+        forget();
         served.done();
         admitted.lease.release();
         deps.afterResponse?.();
+        log(served.response.status, gone);
       });
+      if (served.response.body !== null) forget = open.watch(admitted.request, body, watched.end);
+      return watched.response;
     },
     close: async () => {
       await Promise.all([mcp.close(), sessions.close()]);

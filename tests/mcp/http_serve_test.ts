@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createDevice } from "../../lib/adb/device.ts";
 import { realClock } from "../../lib/core/clock.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
@@ -217,3 +218,44 @@ Deno.test({
     await server.handler.close();
   },
 });
+
+for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
+  Deno.test({
+    name:
+      `a client that cancels more calls than its share is still served (${protocol}): a cancelled call gives its slot back`,
+    permissions: "none",
+    async fn() {
+      const server = waitingServer(2);
+      // The SDK's own client, its fetch answered by the handler in process.
+      const transport = new StreamableHTTPClientTransport(new URL(URL_MCP), {
+        fetch: (input, init) => server.handler.fetch(new Request(input, init), "10.0.0.7"),
+      });
+      const client = new Client(
+        { name: "cancelling", version: "0" },
+        protocol === "2026-07-28" ? { versionNegotiation: { mode: { pin: protocol } } } : {},
+      );
+      await client.connect(transport);
+      for (let i = 0; i < 3; i++) {
+        const cancel = new AbortController();
+        const arrived = server.nextArrival();
+        const call = client.callTool({ name: "phone_wait", arguments: {} }, {
+          signal: cancel.signal,
+        });
+        await arrived;
+        const cancelled = new Promise((resolve) =>
+          server.waiting.at(-1)!.signal.addEventListener("abort", resolve, { once: true })
+        );
+        cancel.abort();
+        await assert.rejects(call);
+        await cancelled;
+      }
+      const arrived = server.nextArrival();
+      const fourth = client.callTool({ name: "phone_wait", arguments: {} });
+      await arrived;
+      server.waiting.at(-1)!.release();
+      assert.match(JSON.stringify((await fourth).content), /done/);
+      await client.close();
+      await server.handler.close();
+    },
+  });
+}
