@@ -110,3 +110,19 @@ export function serverDeps(config: Config): Served {
   };
   return { deps, memory, running };
 }
+
+/**
+ * Ends the adb children still running and waits until each has exited, so a server that stops
+ * leaves none behind (SIGKILL: what adb was doing has no one left to answer to).
+ */
+export async function endAdbChildren(running: Set<Deno.ChildProcess>): Promise<void> {
+  const children = [...running];
+  for (const child of children) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // It exited on its own in the meantime.
+    }
+  }
+  await Promise.all(children.map((child) => child.status.catch(() => {})));
+}

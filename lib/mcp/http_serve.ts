@@ -1,20 +1,32 @@
 // The Streamable HTTP face of phone-eye: the SDK's createMcpHandler behind the gate (Host, Origin,
-// token, path), with request bodies capped and a cap on the requests one client has open at once.
+// token, path), with request bodies capped, requests and body bytes budgeted, and each one logged.
 
 import {
   createMcpHandler,
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
+  type McpHttpHandler,
   type McpServer,
-  readRequestBody,
 } from "@modelcontextprotocol/server";
+import { type Clock, realClock } from "../core/clock.ts";
 import { createSession, type Session } from "../core/session.ts";
 import { MAX_LINE_BYTES } from "./stdio_lines.ts";
+import { accessLine, type RpcSummary, summarizeRpc } from "./http_access_log.ts";
 import { answeringOrigins } from "./http_cors.ts";
-import { gate, refusal } from "./http_gate.ts";
-import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { withClient } from "./journal.ts";
+import { declaredTooLarge, dropBody, readBody, tooLarge } from "./http_body.ts";
+import { gate, refusal } from "./http_gate.ts";
+import {
+  BODY_DEADLINE_MS,
+  type BudgetLimits,
+  DRAIN_DEADLINE_MS,
+  DRAIN_MAX_BYTES,
+  type Lease,
+  RequestBudget,
+} from "./http_limits.ts";
+import { OpenAnswers, watchAnswer, whenAborted } from "./http_exchanges.ts";
+import { HttpSessions, type SessionExchange } from "./http_sessions.ts";
 import { type HttpSettings, MAX_IN_FLIGHT_PER_CLIENT, MAX_SESSIONS } from "./http_settings.ts";
 
 export interface HttpServeDeps {
@@ -38,6 +50,18 @@ export interface HttpServeDeps {
   maxInFlightPerClient?: number;
   /** MAX_SESSIONS by default. */
   maxSessions?: number;
+  /** The caps across clients (http_limits.ts's by default; maxInFlightPerClient sets the per-client one). */
+  budget?: Partial<Omit<BudgetLimits, "maxOpenPerClient">>;
+  /** From a request's header to its body's end: BODY_DEADLINE_MS by default. */
+  bodyDeadlineMs?: number;
+  /** Durations and the body deadline (realClock by default). */
+  clock?: Clock;
+  /** The wall clock the access log's times are read from (Date.now by default). */
+  wallNow?: () => number;
+  /** Where each request's access line goes (stderr in production); none by default. */
+  accessLog?: (line: string) => void;
+  /** What the access log names as the phone of a call without `device`: "default" by default. */
+  defaultPhone?: string;
 }
 
 export interface HttpHandler {
@@ -47,65 +71,118 @@ export interface HttpHandler {
   close(): Promise<void>;
 }
 
-/**
- * `response` with a body that calls `done` once it has been read to its end, has failed, or was
- * cancelled (the client went away), so a streamed answer counts as open until it really ends.
- */
-function whenBodyDone(response: Response, done: () => void): Response {
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    done();
-  };
-  if (response.body === null) {
-    finish();
-    return response;
+/** The status logged for a request whose client left before an answer began (nginx's 499). */
+const CLIENT_GONE = 499;
+
+/** A POST body's JSON, when it is JSON: the SDK answers anything else itself, as it always has. */
+function parsedJson(request: Request, bytes: Uint8Array): { value: unknown } | undefined {
+  if (
+    request.method !== "POST" || bytes.length === 0 ||
+    !isJsonContentType(request.headers.get("content-type"))
+  ) return undefined;
+  try {
+    return { value: JSON.parse(new TextDecoder().decode(bytes)) };
+  } catch {
+    return undefined;
   }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done: end, value } = await reader.read();
-        if (end) {
-          finish();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (error) {
-        finish();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      finish();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+}
+
+/** Which handler serves a request, and its answer (see createHttpHandler). */
+async function routeRequest(
+  request: Request,
+  body: { value: unknown } | undefined,
+  to: { sessions: HttpSessions; mcp: McpHttpHandler; maxBodyBytes: number },
+): Promise<SessionExchange> {
+  const held = request.method === "POST" || request.method === "DELETE"
+    ? to.sessions.serve(request)
+    : undefined;
+  if (held !== undefined) return await held;
+  if (
+    body !== undefined && isInitializeRequest(body.value) &&
+    await isLegacyRequest(request, body.value, { maxRequestBodySize: to.maxBodyBytes })
+  ) {
+    // Undefined when every session held has a call open: this client is served statelessly.
+    const started = to.sessions.start(request, body.value);
+    if (started !== undefined) return await started;
+  }
+  const response = await to.mcp.fetch(request, body && { parsedBody: body.value });
+  return { response, done: () => {} };
+}
+
+/** A request past the gate and the budget, its body read: what the handlers serve. */
+interface Admitted {
+  lease: Lease;
+  request: Request;
+  body?: { value: unknown };
 }
 
 /**
- * A POST's JSON body, read from a copy so the request stays whole for whoever serves it. None
- * when there is no JSON to read (another content type, empty, over `maxBytes`, broken): the SDK
- * then reads the request itself and answers that as it always has.
+ * The gate, the size cap, the budget and the body, in that order: the request to serve with its
+ * lease, or the refusal to answer with (its lease, if any, given back).
  */
-async function peekJson(
+async function admitRequest(
   request: Request,
-  maxBytes: number,
-): Promise<{ value: unknown } | undefined> {
-  if (request.method !== "POST" || !isJsonContentType(request.headers.get("content-type"))) {
-    return undefined;
+  client: string,
+  limits: {
+    settings: HttpSettings;
+    budget: RequestBudget;
+    maxBodyBytes: number;
+    bodyDeadlineMs: number;
+    clock: Clock;
+  },
+): Promise<Response | Admitted> {
+  const refused = await gate(request, limits.settings);
+  if (refused !== undefined) return refused;
+  // Too large whatever the load: said before a slot is asked for.
+  if (declaredTooLarge(request, limits.maxBodyBytes)) return tooLarge(limits.maxBodyBytes);
+  const lease = limits.budget.enter(client);
+  if (lease instanceof Response) return lease;
+  if (request.method !== "POST") return { lease, request };
+  const read = await readBody(request, lease, {
+    maxBytes: limits.maxBodyBytes,
+    deadlineMs: limits.bodyDeadlineMs,
+    clock: limits.clock,
+  });
+  if ("refused" in read) {
+    lease.release();
+    return read.refused;
   }
+  // The bytes read go on in a request of their own, so the SDK reads (and answers) them as sent.
+  const body = parsedJson(request, read.bytes);
+  return { lease, request: new Request(request, { body: read.bytes }), ...(body && { body }) };
+}
+
+/**
+ * The exchange for an admitted request, or undefined when its client left before an answer began:
+ * the SDK answers no request its client cancelled, so the slot is given back then, and an answer
+ * that comes later is dropped. A failure is answered 500.
+ */
+async function serveAdmitted(
+  admitted: Admitted,
+  route: (request: Request, body?: { value: unknown }) => Promise<SessionExchange>,
+  say: { logError: (message: string) => void; log: (status: number, gone: boolean) => void },
+): Promise<SessionExchange | undefined> {
+  const leave = whenAborted(admitted.request.signal);
+  const routing = route(admitted.request, admitted.body);
   try {
-    const read = await readRequestBody(request.clone(), maxBytes);
-    if (read.tooLarge || read.text === "") return undefined;
-    return { value: JSON.parse(read.text) };
-  } catch {
+    const served = await Promise.race([routing, leave.gone]);
+    if (served !== undefined) return served;
+    admitted.lease.release();
+    say.log(CLIENT_GONE, true);
+    routing.then((late) => {
+      late.done();
+      late.response.body?.cancel().catch(() => {});
+    }, () => {});
     return undefined;
+  } catch (error) {
+    say.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
+    // Answered like any exchange: its end gives the slot back and logs it.
+    return {
+      response: refusal(500, "Internal error: the request could not be served"),
+      done: () => {},
+    };
+  } finally {
+    leave.dispose();
   }
 }
 
@@ -126,8 +203,10 @@ async function peekJson(
  *   starts none, and an open stream would hold one of its client's in-flight slots for good.
  */
 export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
-  const maxInFlight = deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT;
   const maxBodyBytes = deps.maxBodyBytes ?? MAX_LINE_BYTES;
+  const clock = deps.clock ?? realClock;
+  const wallNow = deps.wallNow ?? Date.now;
+  const defaultPhone = deps.defaultPhone ?? "default";
   const mcp = createMcpHandler(() => deps.server(createSession()), {
     legacy: "stateless",
     maxRequestBodySize: maxBodyBytes,
@@ -137,56 +216,66 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     server: deps.server,
     maxSessions: deps.maxSessions ?? MAX_SESSIONS,
   });
-  const route = async (request: Request): Promise<SessionExchange> => {
-    const held = request.method === "POST" || request.method === "DELETE"
-      ? sessions.serve(request)
-      : undefined;
-    if (held !== undefined) return await held;
-    const body = await peekJson(request, maxBodyBytes);
-    if (
-      body !== undefined && isInitializeRequest(body.value) &&
-      await isLegacyRequest(request, body.value, { maxRequestBodySize: maxBodyBytes })
-    ) {
-      // Undefined when every session held has a call open: this client is served statelessly.
-      const started = sessions.start(request, body.value);
-      if (started !== undefined) return await started;
-    }
-    const response = await mcp.fetch(request, body && { parsedBody: body.value });
-    return { response, done: () => {} };
-  };
-  const inFlight = new Map<string, number>();
-  const release = (client: string) => {
-    const left = (inFlight.get(client) ?? 1) - 1;
-    if (left <= 0) inFlight.delete(client);
-    else inFlight.set(client, left);
-    deps.afterResponse?.();
-  };
+  const budget = new RequestBudget({
+    ...deps.budget,
+    maxOpenPerClient: deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT,
+  });
+  const route = (request: Request, body?: { value: unknown }) =>
+    routeRequest(request, body, { sessions, mcp, maxBodyBytes });
+  const admit = (request: Request, client: string) =>
+    admitRequest(request, client, {
+      settings: deps.settings,
+      budget,
+      maxBodyBytes,
+      bodyDeadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
+      clock,
+    });
+  const open = new OpenAnswers();
   return answeringOrigins(deps.settings.origins, {
     async fetch(request: Request, client: string): Promise<Response> {
-      const refused = await gate(request, deps.settings);
-      if (refused !== undefined) return refused;
-      const open = inFlight.get(client) ?? 0;
-      if (open >= maxInFlight) {
-        return refusal(
-          429,
-          `Too many requests: this client already has ${open} requests open, the most one client may; wait for an answer before sending more`,
-          { "Retry-After": "1" },
-        );
+      const at = wallNow();
+      const started = clock.now();
+      let summary: RpcSummary = { rpc: "-" };
+      const log = (status: number, gone: boolean) =>
+        deps.accessLog?.(accessLine({
+          at,
+          client,
+          status,
+          method: request.method,
+          ...summary,
+          ms: clock.now() - started,
+          gone,
+        }));
+      const admitted = await admit(request, client);
+      if (admitted instanceof Response) {
+        await dropBody(request, {
+          maxBytes: DRAIN_MAX_BYTES,
+          deadlineMs: DRAIN_DEADLINE_MS,
+          clock,
+        });
+        return watchAnswer(admitted, (gone) => log(admitted.status, gone)).response;
       }
-      inFlight.set(client, open + 1);
-      let served: SessionExchange;
-      try {
-        // The client's address, for the journal (lib/mcp/journal.ts).
-        served = await route(withClient(request, client));
-      } catch (error) {
-        release(client);
-        deps.logError(`http: ${error instanceof Error ? error.message : String(error)}`);
-        return refusal(500, "Internal error: the request could not be served");
+      const body = admitted.body?.value;
+      if (admitted.body !== undefined) {
+        summary = summarizeRpc(body, defaultPhone);
+        open.cancelled(admitted.request, body);
       }
-      return whenBodyDone(served.response, () => {
-        served.done();
-        release(client);
+      // The client's address travels with the request, for the journal (lib/mcp/journal.ts).
+      const served = await serveAdmitted(admitted, (r, b) => route(withClient(r, client), b), {
+        logError: deps.logError,
+        log,
       });
+      if (served === undefined) return new Response(null, { status: CLIENT_GONE });
+      let forget = () => {};
+      const watched = watchAnswer(served.response, (gone) => {
+        forget();
+        served.done();
+        admitted.lease.release();
+        deps.afterResponse?.();
+        log(served.response.status, gone);
+      });
+      if (served.response.body !== null) forget = open.watch(admitted.request, body, watched.end);
+      return watched.response;
     },
     close: async () => {
       await Promise.all([mcp.close(), sessions.close()]);

@@ -72,6 +72,21 @@ export function windowChanging(state: Pick<WindowState, "focus" | "focusedApp">)
   return fullComponent(focus) !== fullComponent(focusedApp);
 }
 
+/**
+ * The focused window's app has no node in the tree: the dump was read before that window drew
+ * (a ROM whose dump answers at once with the old screen), and the focus lines, read right after
+ * the dump, already name the new one. A focus without a component (a popup, the shade) says
+ * nothing here.
+ */
+export function treeBehindFocus(
+  read: { focus: string | undefined; elements: readonly UiElement[] },
+): boolean {
+  const { focus, elements } = read;
+  if (focus === undefined || !focus.includes("/") || elements.length <= 1) return false;
+  const app = packageOf(focus);
+  return !elements.some((e) => e.packageName === app);
+}
+
 /** The package a tree belongs to: its first root node's (the app window's). */
 function treePackage(elements: readonly UiElement[]): string | undefined {
   return elements.find((e) => e.depth === 0 && e.packageName !== "")?.packageName ??

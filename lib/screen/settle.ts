@@ -4,7 +4,13 @@
 import { cancelledError } from "../adb/queue.ts";
 import type { Clock } from "../core/clock.ts";
 import { seconds } from "../core/text.ts";
-import { describeChanges, parseWindowState, sameScreen, windowChanging } from "./changes.ts";
+import {
+  describeChanges,
+  parseWindowState,
+  sameScreen,
+  treeBehindFocus,
+  windowChanging,
+} from "./changes.ts";
 import type { ActionTurn, PhoneScreen, ScreenReading } from "./phone_screen.ts";
 import { readDump } from "./ui_dump.ts";
 import { type DumpResult, parseUiTree, type UiElement } from "./ui_tree.ts";
@@ -65,7 +71,8 @@ export type Verdict = "trust" | "again" | "moving" | "no tree";
 /**
  * Whether `read` can be trusted, given the read just before it (undefined for the first). A tree of
  * at most one node (the window's root alone, or none) is trusted only when the read before showed
- * the same; a window still drawing (windowChanging) never is: the budget ends that wait.
+ * the same; a window still drawing (windowChanging), or a tree without the focused window
+ * (treeBehindFocus), never is: the budget ends that wait.
  */
 export function judgeRead(read: SettleRead, previous: SettleRead | undefined): Verdict {
   if (!read.ok) {
@@ -73,7 +80,7 @@ export function judgeRead(read: SettleRead, previous: SettleRead | undefined): V
     const again = previous !== undefined && !previous.ok && previous.reason === read.reason;
     return again ? "no tree" : "again";
   }
-  if (windowChanging(read)) return "again";
+  if (windowChanging(read) || treeBehindFocus(read)) return "again";
   if (read.elements.length > 1) return "trust";
   return previous?.ok === true && !windowChanging(previous) && sameScreen(previous, read)
     ? "trust"

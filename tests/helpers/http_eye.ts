@@ -22,6 +22,8 @@ export interface HttpEyeOptions {
   args: string[];
   /** Flags added after -P=http (--allow-read for the TLS files). */
   extraFlags?: string[];
+  /** A lower limit on open descriptors, set by `ulimit -n` in a `sh` that then execs deno. */
+  maxOpenFiles?: number;
 }
 
 export interface ConnectOptions {
@@ -51,8 +53,13 @@ export interface RefusedStart {
 }
 
 function command(options: HttpEyeOptions, deno: string, flags: string[]): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
+  // exec keeps the pid: the limited process is the one `pid` names.
+  const limited = options.maxOpenFiles === undefined
+    ? []
+    : ["-c", `ulimit -n ${options.maxOpenFiles} && exec "$0" "$@"`, Deno.execPath()];
+  return new Deno.Command(limited.length === 0 ? Deno.execPath() : "sh", {
     args: [
+      ...limited,
       "run",
       "-q",
       "-P=http",

@@ -3,10 +3,11 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createDevice } from "../../lib/adb/device.ts";
 import { realClock } from "../../lib/core/clock.ts";
 import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
-import { createHttpHandler } from "../../lib/mcp/http_serve.ts";
+import { createHttpHandler, type HttpServeDeps } from "../../lib/mcp/http_serve.ts";
 import type { HttpSettings } from "../../lib/mcp/http_settings.ts";
 import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createServer } from "../../lib/mcp/server.ts";
@@ -20,7 +21,11 @@ import { onePhone } from "../helpers/in_process.ts";
 const URL_MCP = "http://127.0.0.1:8080/mcp";
 
 /** A server whose one verb, phone_wait, answers when the test releases it. */
-function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSettings> = {}) {
+function waitingServer(
+  maxInFlightPerClient: number,
+  settings: Partial<HttpSettings> = {},
+  more: Partial<HttpServeDeps> = {},
+) {
   const waiting: Array<{ release: () => void; signal: AbortSignal }> = [];
   const arrived: Array<() => void> = [];
   const nextArrival = () => new Promise<void>((resolve) => arrived.push(resolve));
@@ -63,18 +68,20 @@ function waitingServer(maxInFlightPerClient: number, settings: Partial<HttpSetti
     logError: deps.logError,
     afterResponse: () => responses++,
     maxInFlightPerClient,
+    ...more,
   });
   return { handler, waiting, nextArrival, logged, responses: () => responses };
 }
 
 let id = 0;
 /** A 2025-era tools/call, as the stateless legacy leg serves it (no session). */
-function call(signal?: AbortSignal): Request {
+function call(signal?: AbortSignal, headers: Record<string, string> = {}): Request {
   return new Request(URL_MCP, {
     method: "POST",
     headers: {
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
+      ...headers,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
@@ -148,3 +155,108 @@ Deno.test({
     await server.handler.close();
   },
 });
+
+Deno.test({
+  name:
+    "past the server's cap on open requests a client on another address gets 503 with Retry-After",
+  permissions: "none",
+  async fn() {
+    // Any 127.x.y.z is a client of its own to the per-client cap: the server-wide one still holds.
+    const server = waitingServer(16, {}, { budget: { maxOpen: 2 } });
+    const calls = [];
+    for (const client of ["127.0.0.2", "127.0.0.3"]) {
+      const arrived = server.nextArrival();
+      calls.push(server.handler.fetch(call(), client));
+      await arrived;
+    }
+    const over = await server.handler.fetch(call(), "127.0.0.4");
+    assert.equal(over.status, 503);
+    assert.equal(over.headers.get("retry-after"), "1");
+    assert.match((await over.json()).error.message, /the most it holds for all clients at once/);
+    for (const waiter of server.waiting) waiter.release();
+    for (const response of await Promise.all(calls)) await response.text();
+    const next = server.nextArrival();
+    const after = server.handler.fetch(call(), "127.0.0.4");
+    await next;
+    server.waiting[2]!.release();
+    assert.equal((await after).status, 200);
+    await (await after).text();
+    await server.handler.close();
+  },
+});
+
+Deno.test({
+  name:
+    "each request is logged once its answer ends, refusals included, without the token or argument text",
+  permissions: "none",
+  async fn() {
+    const token = "a-token-of-thirty-two-characters-or-more";
+    const lines: string[] = [];
+    let now = 1_000;
+    const server = waitingServer(16, { token }, {
+      accessLog: (line) => lines.push(line),
+      wallNow: () => Date.UTC(2026, 11, 2),
+      clock: { ...realClock, now: () => now },
+      defaultPhone: "emulator-5554",
+    });
+    const refused = await server.handler.fetch(call(), "10.0.0.9");
+    assert.equal(refused.status, 401);
+    await refused.text();
+    const arrived = server.nextArrival();
+    const pending = server.handler.fetch(
+      call(undefined, { Authorization: `Bearer ${token}` }),
+      "10.0.0.7",
+    );
+    await arrived;
+    now += 42;
+    server.waiting[0]!.release();
+    await (await pending).text();
+    assert.deepEqual(lines, [
+      "http 2026-12-02T00:00:00.000Z 10.0.0.9 401 POST - 0ms",
+      "http 2026-12-02T00:00:00.000Z 10.0.0.7 200 POST tools/call tool=phone_wait phone=emulator-5554 42ms",
+    ]);
+    assert.ok(!lines.join("\n").includes(token.slice(0, 8)));
+    await server.handler.close();
+  },
+});
+
+for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
+  Deno.test({
+    name:
+      `a client that cancels more calls than its share is still served (${protocol}): a cancelled call gives its slot back`,
+    permissions: "none",
+    async fn() {
+      const server = waitingServer(2);
+      // The SDK's own client, its fetch answered by the handler in process.
+      const transport = new StreamableHTTPClientTransport(new URL(URL_MCP), {
+        fetch: (input, init) => server.handler.fetch(new Request(input, init), "10.0.0.7"),
+      });
+      const client = new Client(
+        { name: "cancelling", version: "0" },
+        protocol === "2026-07-28" ? { versionNegotiation: { mode: { pin: protocol } } } : {},
+      );
+      await client.connect(transport);
+      for (let i = 0; i < 3; i++) {
+        const cancel = new AbortController();
+        const arrived = server.nextArrival();
+        const call = client.callTool({ name: "phone_wait", arguments: {} }, {
+          signal: cancel.signal,
+        });
+        await arrived;
+        const cancelled = new Promise((resolve) =>
+          server.waiting.at(-1)!.signal.addEventListener("abort", resolve, { once: true })
+        );
+        cancel.abort();
+        await assert.rejects(call);
+        await cancelled;
+      }
+      const arrived = server.nextArrival();
+      const fourth = client.callTool({ name: "phone_wait", arguments: {} });
+      await arrived;
+      server.waiting.at(-1)!.release();
+      assert.match(JSON.stringify((await fourth).content), /done/);
+      await client.close();
+      await server.handler.close();
+    },
+  });
+}

@@ -10,6 +10,9 @@ import { refusedStart, startHttpEye } from "../helpers/http_eye.ts";
 import { startRig, tempDir } from "../helpers/rig.ts";
 
 const TOKEN = "phone-eye-test-token-0123456789abcdef";
+/** An access-log line: time, client, status, method, JSON-RPC method, tool and phone, duration. */
+const ACCESS_LINE =
+  /^phone-eye: http \d{4}-\d\d-\d\dT[\d:.]+Z 127\.0\.0\.1 \d{3} (GET|POST|DELETE) \S+( tool=\S+)?( phone=\S+)? \d+ms( gone)?$/;
 const LISTEN = ["--http", "127.0.0.1:0"];
 
 const initialize = JSON.stringify({
@@ -225,8 +228,21 @@ Deno.test("one HTTP server with a token, two phones behind it", async (t) => {
   );
 
   await eye.close();
-  // Only the line that says where it serves: no warning, no request logged, no part of the token.
-  assert.deepEqual(eye.stderr().trim().split("\n").length, 1, eye.stderr());
+  // The line that says where it serves, then one access line per request, refusals included: no
+  // warning, and no part of the token anywhere.
+  const [serving, ...requests] = eye.stderr().trim().split("\n");
+  assert.match(serving!, /serving MCP at/);
+  for (const line of requests) assert.match(line, ACCESS_LINE, eye.stderr());
+  for (const status of [401, 403, 421, 404, 413, 200, 202]) {
+    assert.ok(requests.some((line) => line.split(" ")[4] === String(status)), `${status} logged`);
+  }
+  assert.ok(
+    requests.some((line) =>
+      line.includes(` POST tools/call tool=phone_tap phone=${a.serial} `) &&
+      line.includes(" 200 ")
+    ),
+    eye.stderr(),
+  );
   assert.ok(!eye.stderr().includes(TOKEN.slice(0, 16)), eye.stderr());
 });
 

@@ -103,6 +103,16 @@ Deno.test({
       "an activity started, its window not drawn",
     );
     assert.equal(judgeRead(drawing, drawing), "again", "never trusted: the budget ends that wait");
+    // A dump that answered at once with the old screen, its focus lines read once the new window
+    // had drawn: the focused app has no node in the tree, so the tree is not yet the new screen.
+    const oldTree: SettleRead = {
+      ok: true,
+      elements: parseUiTree(xml(["Notes", "Settings"], "com.launcher")),
+      focus: "com.example/com.example.Main",
+      focusedApp: "com.example/.Main",
+      keyboard: false,
+    };
+    assert.equal(judgeRead(oldTree, undefined), "again", "the tree is behind the focused window");
 
     const rootOnly = tree([]);
     assert.equal(rootOnly.ok && rootOnly.elements.length, 1);
