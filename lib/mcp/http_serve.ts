@@ -17,6 +17,7 @@ import { answeringOrigins } from "./http_cors.ts";
 import { withClient } from "./journal.ts";
 import { declaredTooLarge, dropBody, readBody, tooLarge } from "./http_body.ts";
 import { gate, refusal } from "./http_gate.ts";
+import { TokenGuesses } from "./http_guesses.ts";
 import {
   BODY_DEADLINE_MS,
   type BudgetLimits,
@@ -129,9 +130,25 @@ async function admitRequest(
     maxBodyBytes: number;
     bodyDeadlineMs: number;
     clock: Clock;
+    guesses: TokenGuesses;
   },
 ): Promise<Response | Admitted> {
+  // An address that keeps sending wrong tokens waits before its next one is even compared.
+  const pause = limits.guesses.pauseLeft(client);
+  if (pause > 0) {
+    return refusal(
+      429,
+      `Too many wrong tokens from this address: wait ${
+        Math.ceil(pause / 1000)
+      } s before the next request (the token is PHONE_EYE_HTTP_TOKEN on the server)`,
+      { "Retry-After": String(Math.ceil(pause / 1000)) },
+    );
+  }
   const refused = await gate(request, limits.settings);
+  if (refused?.status === 401) limits.guesses.miss(client);
+  else if (limits.settings.token !== undefined && refused === undefined) {
+    limits.guesses.hit(client);
+  }
   if (refused !== undefined) return refused;
   // Too large whatever the load: said before a slot is asked for.
   if (declaredTooLarge(request, limits.maxBodyBytes)) return tooLarge(limits.maxBodyBytes);
@@ -222,6 +239,7 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
   });
   const route = (request: Request, body?: { value: unknown }) =>
     routeRequest(request, body, { sessions, mcp, maxBodyBytes });
+  const guesses = new TokenGuesses(clock);
   const admit = (request: Request, client: string) =>
     admitRequest(request, client, {
       settings: deps.settings,
@@ -229,6 +247,7 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
       maxBodyBytes,
       bodyDeadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
       clock,
+      guesses,
     });
   const open = new OpenAnswers();
   return answeringOrigins(deps.settings.origins, {

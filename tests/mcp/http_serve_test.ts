@@ -2,6 +2,8 @@
 // handler over createServer with a verb that waits for the test, so open requests can be counted.
 
 import assert from "node:assert/strict";
+import { FIRST_PAUSE_MS, FREE_MISSES } from "../../lib/mcp/http_guesses.ts";
+import { FakeClock } from "../helpers/fake_clock.ts";
 import { z } from "zod";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createDevice } from "../../lib/adb/device.ts";
@@ -260,3 +262,40 @@ for (const protocol of ["2025-11-25", "2026-07-28"] as const) {
     },
   });
 }
+
+Deno.test({
+  name: "an address that keeps sending wrong tokens is answered 429 before its token is compared",
+  permissions: "none",
+  async fn() {
+    const token = "a-token-of-thirty-two-characters-or-more";
+    const clock = new FakeClock();
+    const server = waitingServer(16, { token }, { clock });
+    const wrong = { Authorization: "Bearer not-the-token-of-thirty-two-characters" };
+    for (let i = 0; i <= FREE_MISSES; i++) {
+      const r = await server.handler.fetch(call(undefined, wrong), "10.0.0.9");
+      assert.equal(r.status, 401);
+      await r.body?.cancel();
+    }
+    // Even the right token waits out the pause: a guess cannot be tested meanwhile.
+    const right = { Authorization: `Bearer ${token}` };
+    const slowed = await server.handler.fetch(call(undefined, right), "10.0.0.9");
+    assert.equal(slowed.status, 429);
+    assert.equal(slowed.headers.get("Retry-After"), String(FIRST_PAUSE_MS / 1000));
+    assert.match(await slowed.text(), /Too many wrong tokens from this address/);
+    // Another address is served meanwhile.
+    const arrived = server.nextArrival();
+    const other = server.handler.fetch(call(undefined, right), "10.0.0.7");
+    await arrived;
+    server.waiting.shift()!.release();
+    assert.equal((await other).status, 200);
+    await (await other).body?.cancel();
+    await clock.advance(FIRST_PAUSE_MS);
+    const back = server.nextArrival();
+    const again = server.handler.fetch(call(undefined, right), "10.0.0.9");
+    await back;
+    server.waiting.shift()!.release();
+    assert.equal((await again).status, 200);
+    await (await again).body?.cancel();
+    await server.handler.close();
+  },
+});
