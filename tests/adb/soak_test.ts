@@ -61,6 +61,8 @@ const SAMPLE_EVERY = Math.max(1, Math.min(20, WINDOW));
  * keep would end in an out-of-memory crash, which the soak counts.
  */
 const OLD_SPACE_MIB = 96;
+/** The least growth "flat" allows, in MiB: what one major GC's timing moves the resident set. */
+const FLAT_SLACK_MIB = 16;
 
 /** Keys with no effect on the sim's screens, so the mix stays cheap; pressed in turn. */
 const KEYS = [
@@ -299,9 +301,13 @@ Deno.test(
     assert.ok(counts.unprompted <= counts.drops / 10, `${counts.unprompted} drops nobody armed`);
     assert.ok(reconnects >= counts.uncertain, `${reconnects} reconnects`);
     if (!JUDGES_MEMORY) return;
+    // 10 %, or FLAT_SLACK_MIB where 10 % of a small resident set is less than one major GC moves
+    // it: the set is now near 90 MiB (the 258–270 MiB above were measured before the frame
+    // buffers were released early), and a busy machine delays collections.
+    const allowed = Math.max(rssWarm * 1.1, rssWarm + FLAT_SLACK_MIB * 1024);
     assert.ok(
-      rssEnd <= rssWarm * 1.1,
-      `RSS grew from ${rssWarm} KiB after warm-up to ${rssEnd} KiB (more than 10 %)`,
+      rssEnd <= allowed,
+      `RSS grew from ${rssWarm} KiB after warm-up to ${rssEnd} KiB (more than 10 % and ${FLAT_SLACK_MIB} MiB)`,
     );
   },
 );

@@ -3,7 +3,7 @@
 // calling, cancelling and going away mid-call, one client's flood past its share, refusals (no
 // token, an oversized body), and 300 half-sent connections. Sampled each round: the server's RSS,
 // descriptors and adb children. Every client answered; nothing left once they have all gone.
-// PHONE_EYE_LAB_SOAK_ROUNDS sets the rounds (60, some minutes), PHONE_EYE_LAB_SOAK_SEED replays a run,
+// PHONE_EYE_LAB_SOAK_ROUNDS sets the rounds (60, some minutes; `deno task test:long` runs 30), PHONE_EYE_LAB_SOAK_SEED replays a run,
 // PHONE_EYE_SOAK_RECORD=1 writes the figures to tests/long/lab_soak_figures.json.
 
 import assert from "node:assert/strict";
