@@ -98,9 +98,12 @@ function toolCall(ctx: ServerContext, session: Session, shareId: string): ToolCa
   return {
     session,
     record: createCallRecord(),
-    // Over HTTP a phone is shared with other clients: the MCP session, else this server's share id
+    // Over HTTP a phone is shared with other clients: the MCP session, else the client's address
+    // (set by http_serve.ts, never by the client), else this server's share id
     // (CreateServerOptions.shareId). On stdio the one client may use the whole phone.
-    client: ctx.http === undefined ? undefined : ctx.sessionId ?? shareId,
+    client: ctx.http === undefined
+      ? undefined
+      : ctx.sessionId ?? ctx.http.req?.headers.get(CLIENT_HEADER) ?? shareId,
     signal: request === undefined
       ? ctx.mcpReq.signal
       : AbortSignal.any([ctx.mcpReq.signal, request]),

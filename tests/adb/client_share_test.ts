@@ -170,7 +170,7 @@ const whoAmI = defineServerTool({
 
 Deno.test({
   name:
-    "over HTTP each session is its own client, and a request without a session is one; in process, none",
+    "over HTTP each session is its own client, and without a session the client's address is; in process, none",
   permissions: "none",
   async fn() {
     const { deps } = lab();
@@ -187,7 +187,8 @@ Deno.test({
       await using stateless = await overHttp(handler, "2026-07-28");
       const [one, two] = [await who(stateless), await who(stateless)];
       assert.notEqual(one, "(none)");
-      assert.notEqual(one, two, "without a session, each request is its own client");
+      assert.equal(one, two, "without a session, the client is its address, across requests");
+      assert.notEqual(one, first, "and not a session's client");
     } finally {
       await handler.close();
     }
