@@ -3,18 +3,21 @@
 // calling, cancelling and going away mid-call, one client's flood past its share, refusals (no
 // token, an oversized body), and 300 half-sent connections. Sampled each round: the server's RSS,
 // descriptors and adb children. Every client answered; nothing left once they have all gone.
-// PHONE_EYE_LAB_SOAK_ROUNDS sets the rounds (60, some minutes; `deno task test:long` runs 30), PHONE_EYE_LAB_SOAK_SEED replays a run,
+// PHONE_EYE_LAB_SOAK_ROUNDS sets the rounds (150 by default, minutes; `deno task test:long` runs 30),
+// PHONE_EYE_LAB_SOAK_SEED replays a run,
 // PHONE_EYE_SOAK_RECORD=1 writes the figures to tests/long/lab_soak_figures.json.
 
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { startHttpEye } from "../helpers/http_eye.ts";
+import { type HttpEye, startHttpEye } from "../helpers/http_eye.ts";
 import { type Random, seededRandom } from "../helpers/prng.ts";
 import { startRig } from "../helpers/rig.ts";
 import type { SimPhoneOptions } from "../../sim/sim_phone.ts";
 
-const ROUNDS = Number(Deno.env.get("PHONE_EYE_LAB_SOAK_ROUNDS") ?? 60);
+const ROUNDS = Number(Deno.env.get("PHONE_EYE_LAB_SOAK_ROUNDS") ?? 150);
 const HALF_SENT = 300;
+/** How many rounds' half-sent connections this side keeps open (the server closes them first). */
+const LINGER = 8;
 const CLIENTS = 4;
 const CALLS_PER_CLIENT = 6;
 /** Past the per-client cap (16): some of these are answered 429. */
@@ -209,6 +212,77 @@ function closeAll(conns: Deno.Conn[]): void {
   }
 }
 
+/** A fetch over a connection pool of its own, and the way to end all it has open. */
+function roundFetch(): { fetch: Fetch; end: () => void } {
+  // The round's connections end with it: the server sees its clients leave. A cancelled call's
+  // event stream stays open on the client's side until the client ends it (the server sends no
+  // answer to a cancelled request): the round's end aborts whatever is still open.
+  const http = Deno.createHttpClient({});
+  const roundEnd = new AbortController();
+  return {
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        client: http,
+        signal: init?.signal ? AbortSignal.any([init.signal, roundEnd.signal]) : roundEnd.signal,
+      }),
+    end: () => {
+      roundEnd.abort();
+      http.close();
+    },
+  };
+}
+
+/**
+ * One round: CLIENTS clients connect (half on each revision), HALF_SENT connections send half a
+ * request, then at once: three clients' calls, one client leaving mid-call, a flood, refusals.
+ * Returns the round's half-sent connections (still open) and the most adb children seen.
+ */
+async function soakRound(
+  eye: HttpEye,
+  serials: string[],
+  round: number,
+  rng: Random,
+  tally: Tally,
+): Promise<{ attackers: Deno.Conn[]; mostAdb: number }> {
+  const pool = roundFetch();
+  const clients: Client[] = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    const protocol = i % 2 === 0 ? { protocol: "2026-07-28" as const } : {};
+    clients.push(
+      await connectRetrying(
+        () => eye.connect({ token: TOKEN, fetch: pool.fetch, ...protocol }),
+        () => adbChildren(eye.pid),
+        tally,
+      ),
+    );
+  }
+  const attackers = await halfSent(eye.url);
+  const work = [
+    ...clients.slice(1).map((client, i) =>
+      clientCalls(client, serials[i % serials.length]!, rng, tally)
+    ),
+    goneMidCall(clients[0]!, serials[round % serials.length]!, rng, tally),
+    flood(eye.url, pool.fetch, tally),
+    refusals(eye.url, pool.fetch, tally),
+  ];
+  let mostAdb = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) mostAdb = Math.max(mostAdb, await adbChildren(eye.pid));
+  })();
+  await Promise.all(work);
+  sampling = false;
+  await sampler;
+  for (const client of clients) await client.close();
+  pool.end();
+  return { attackers, mostAdb };
+}
+
+/** Every tenth value, and the last: a run's curve in a line. */
+const everyTenth = (values: number[]) =>
+  values.filter((_, i) => i % 10 === 0 || i === values.length - 1);
+
 Deno.test("lab soak: an HTTP server with three phones holds under calls, cancels, disconnects, floods and half-sent connections; every client answered, nothing left", async () => {
   const rng = seededRandom("PHONE_EYE_LAB_SOAK_SEED");
   report(`seed ${rng.seed} (replay with PHONE_EYE_LAB_SOAK_SEED=${rng.seed}), ${ROUNDS} rounds`);
@@ -238,60 +312,19 @@ Deno.test("lab soak: an HTTP server with three phones holds under calls, cancels
   const fds: number[] = [await descriptors(eye.pid)];
   const baseline = fds[0]!;
   let mostAdb = 0;
-  const lingering: Deno.Conn[] = [];
+  // Half the rounds leave their half-sent connections to the server's header deadline; this side
+  // closes them LINGER rounds later, well past it, so the test's own descriptors stay bounded.
+  const lingering: Deno.Conn[][] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // The round's connections, closed with it: the server sees its clients leave. A cancelled
-    // call's event stream stays open on the client's side until the client ends it (the server
-    // sends no answer to a cancelled request): the round's end aborts whatever is still open.
-    const http = Deno.createHttpClient({});
-    const roundEnd = new AbortController();
-    const roundFetch: Fetch = (input, init) =>
-      fetch(input, {
-        ...init,
-        client: http,
-        signal: init?.signal ? AbortSignal.any([init.signal, roundEnd.signal]) : roundEnd.signal,
-      });
-    const clients: Client[] = [];
-    for (let i = 0; i < CLIENTS; i++) {
-      clients.push(
-        await connectRetrying(
-          () =>
-            eye.connect({
-              token: TOKEN,
-              fetch: roundFetch,
-              ...(i % 2 === 0 ? { protocol: "2026-07-28" as const } : {}),
-            }),
-          () => adbChildren(eye.pid),
-          tally,
-        ),
-      );
-    }
-    const attackers = await halfSent(eye.url);
-    const work = [
-      ...clients.slice(1).map((client, i) =>
-        clientCalls(client, serials[i % serials.length]!, rng, tally)
-      ),
-      goneMidCall(clients[0]!, serials[round % serials.length]!, rng, tally),
-      flood(eye.url, roundFetch, tally),
-      refusals(eye.url, roundFetch, tally),
-    ];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) mostAdb = Math.max(mostAdb, await adbChildren(eye.pid));
-    })();
-    await Promise.all(work);
-    sampling = false;
-    await sampler;
-    for (const client of clients) await client.close();
-    roundEnd.abort();
-    http.close();
-    // Half the rounds leave their half-sent connections to the server's header deadline.
-    if (round % 2 === 0) closeAll(attackers);
-    else lingering.push(...attackers);
+    const ended = await soakRound(eye, serials, round, rng, tally);
+    mostAdb = Math.max(mostAdb, ended.mostAdb);
+    if (round % 2 === 0) closeAll(ended.attackers);
+    else lingering.push(ended.attackers);
+    if (lingering.length > LINGER) closeAll(lingering.shift()!);
     rss.push(await rssMiB(eye.pid));
     fds.push(await descriptors(eye.pid));
   }
-  closeAll(lingering);
+  for (const group of lingering) closeAll(group);
   // Nothing left: no adb child, and the descriptors back to where they were (polled, bounded).
   let adbLeft = await adbChildren(eye.pid);
   for (let i = 0; i < 500 && adbLeft > 0; i++) adbLeft = await adbChildren(eye.pid);
@@ -299,16 +332,17 @@ Deno.test("lab soak: an HTTP server with three phones holds under calls, cancels
   for (let i = 0; i < 5_000 && fdsLeft > baseline + 4; i++) fdsLeft = await descriptors(eye.pid);
   rss.push(await rssMiB(eye.pid));
   fds.push(fdsLeft);
-  const seconds = Math.round((performance.now() - started) / 1000);
   const figures = {
     rounds: ROUNDS,
-    seconds,
+    seconds: Math.round((performance.now() - started) / 1000),
     ...tally,
     lost: tally.lost.length,
     errorKinds: [...tally.errorKinds],
     halfSent: ROUNDS * HALF_SENT,
-    rssMiB: rss,
-    descriptors: fds,
+    rssMiB: everyTenth(rss),
+    peakRssMiB: Math.max(...rss),
+    descriptors: everyTenth(fds),
+    peakDescriptors: Math.max(...fds),
     mostAdb,
     adbLeft,
   };
