@@ -203,6 +203,27 @@ async function serveAdmitted(
   }
 }
 
+/** admitRequest with this server's budget and wrong-token pauses, made once per server. */
+function admitter(
+  deps: HttpServeDeps,
+  shared: { clock: Clock; maxBodyBytes: number },
+): (request: Request, client: string) => Promise<Response | Admitted> {
+  const budget = new RequestBudget({
+    ...deps.budget,
+    maxOpenPerClient: deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT,
+  });
+  const guesses = new TokenGuesses(shared.clock);
+  return (request, client) =>
+    admitRequest(request, client, {
+      settings: deps.settings,
+      budget,
+      maxBodyBytes: shared.maxBodyBytes,
+      bodyDeadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
+      clock: shared.clock,
+      guesses,
+    });
+}
+
 /**
  * Serves MCP at /mcp with the SDK's own handlers. Nothing of the protocol is written here; this
  * adds the gate, the caps, the after-response hook, and which handler a request goes to:
@@ -233,22 +254,9 @@ export function createHttpHandler(deps: HttpServeDeps): HttpHandler {
     server: deps.server,
     maxSessions: deps.maxSessions ?? MAX_SESSIONS,
   });
-  const budget = new RequestBudget({
-    ...deps.budget,
-    maxOpenPerClient: deps.maxInFlightPerClient ?? MAX_IN_FLIGHT_PER_CLIENT,
-  });
   const route = (request: Request, body?: { value: unknown }) =>
     routeRequest(request, body, { sessions, mcp, maxBodyBytes });
-  const guesses = new TokenGuesses(clock);
-  const admit = (request: Request, client: string) =>
-    admitRequest(request, client, {
-      settings: deps.settings,
-      budget,
-      maxBodyBytes,
-      bodyDeadlineMs: deps.bodyDeadlineMs ?? BODY_DEADLINE_MS,
-      clock,
-      guesses,
-    });
+  const admit = admitter(deps, { clock, maxBodyBytes });
   const open = new OpenAnswers();
   return answeringOrigins(deps.settings.origins, {
     async fetch(request: Request, client: string): Promise<Response> {
