@@ -36,6 +36,23 @@ export interface InProcess {
 }
 
 /**
+ * A server's resources over `phones`: vision unconfigured, no shots, the production look budget,
+ * clock and collector (which does nothing without --expose-gc), errors to `logError`.
+ */
+export function serverDeps(phones: Phones, logError: (message: string) => void): ServerDeps {
+  return {
+    phones,
+    screens: createScreens(),
+    vision: createVision({ route: "none" }),
+    saveShot: undefined,
+    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
+    clock: realClock,
+    memory: createGarbageCollector(),
+    logError,
+  };
+}
+
+/**
  * Connects a client to a server built from `deps`; vision defaults to unconfigured, no shots, the
  * production look budget, and the production clock and collector (which does nothing without --expose-gc).
  */
@@ -47,13 +64,7 @@ export async function connectInProcess(
   const logged: string[] = [];
   const phones = "phones" in deps ? deps.phones : onePhone(deps.device);
   const server = createServer({
-    phones,
-    screens: createScreens(),
-    vision: createVision({ route: "none" }),
-    saveShot: undefined,
-    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
-    clock: realClock,
-    memory: createGarbageCollector(),
+    ...serverDeps(phones, (m) => logged.push(m)),
     ...deps,
     logError: (m) => logged.push(m),
   });

@@ -5,18 +5,13 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { createDevice } from "../../lib/adb/device.ts";
-import { realClock } from "../../lib/core/clock.ts";
-import { createGarbageCollector } from "../../lib/core/memory.ts";
-import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
 import { corsPreflight, withCors } from "../../lib/mcp/http_cors.ts";
 import { createHttpHandler } from "../../lib/mcp/http_serve.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { createScreens } from "../../lib/screen/phone_screen.ts";
 import { textResult } from "../../lib/tools/call.ts";
 import { defineTool, LOOKS_ONLY } from "../../lib/tools/tool.ts";
-import { createVision } from "../../lib/vision/vision.ts";
 import { fakeAdb } from "../helpers/fake_adb.ts";
-import { onePhone } from "../helpers/in_process.ts";
+import { onePhone, serverDeps } from "../helpers/in_process.ts";
 
 const URL_MCP = "http://127.0.0.1:8080/mcp";
 const TOKEN = "c81f5e0a93d742b6af1e08d5c37b9264";
@@ -32,18 +27,12 @@ function handlerFor(origins: string[]) {
     annotations: LOOKS_ONLY,
     handler: () => Promise.resolve(textResult("pong")),
   });
-  const deps = {
-    phones: onePhone(
+  const deps = serverDeps(
+    onePhone(
       createDevice({ run: fakeAdb([]).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
     ),
-    screens: createScreens(),
-    vision: createVision({ route: "none" }),
-    saveShot: undefined,
-    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
-    clock: realClock,
-    memory: createGarbageCollector(),
-    logError: () => {},
-  };
+    () => {},
+  );
   return createHttpHandler({
     settings: {
       listen: { hostname: "127.0.0.1", port: 8080 },

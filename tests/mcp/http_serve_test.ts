@@ -8,17 +8,13 @@ import { z } from "zod";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createDevice } from "../../lib/adb/device.ts";
 import { realClock } from "../../lib/core/clock.ts";
-import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
 import { createHttpHandler, type HttpServeDeps } from "../../lib/mcp/http_serve.ts";
 import type { HttpSettings } from "../../lib/mcp/http_settings.ts";
-import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { createScreens } from "../../lib/screen/phone_screen.ts";
 import { textResult } from "../../lib/tools/call.ts";
 import { defineTool, LOOKS_ONLY } from "../../lib/tools/tool.ts";
-import { createVision } from "../../lib/vision/vision.ts";
 import { fakeAdb } from "../helpers/fake_adb.ts";
-import { onePhone } from "../helpers/in_process.ts";
+import { onePhone, serverDeps } from "../helpers/in_process.ts";
 
 const URL_MCP = "http://127.0.0.1:8080/mcp";
 
@@ -46,18 +42,12 @@ function waitingServer(
   });
   const logged: string[] = [];
   let responses = 0;
-  const deps = {
-    phones: onePhone(
+  const deps = serverDeps(
+    onePhone(
       createDevice({ run: fakeAdb([]).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
     ),
-    screens: createScreens(),
-    vision: createVision({ route: "none" }),
-    saveShot: undefined,
-    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
-    clock: realClock,
-    memory: createGarbageCollector(),
-    logError: (m: string) => logged.push(m),
-  };
+    (m: string) => logged.push(m),
+  );
   const handler = createHttpHandler({
     settings: {
       listen: { hostname: "127.0.0.1", port: 8080 },

@@ -5,10 +5,6 @@ import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { createDevice } from "../../lib/adb/device.ts";
-import { createScreens } from "../../lib/screen/phone_screen.ts";
-import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
-import { realClock } from "../../lib/core/clock.ts";
-import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createHttpHandler, type HttpHandler } from "../../lib/mcp/http_serve.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { TOOLS } from "../../lib/tools/index.ts";
@@ -17,7 +13,7 @@ import { textResult } from "../../lib/tools/call.ts";
 import { createVision } from "../../lib/vision/vision.ts";
 import { fakeAdb } from "../helpers/fake_adb.ts";
 import { screenRules } from "../helpers/fake_screen.ts";
-import { onePhone, textOf } from "../helpers/in_process.ts";
+import { onePhone, serverDeps, textOf } from "../helpers/in_process.ts";
 
 const URL_MCP = "http://127.0.0.1:8080/mcp";
 const NOTE = createVision({ route: "none" }).unavailable!;
@@ -25,18 +21,12 @@ const NOTE = createVision({ route: "none" }).unavailable!;
 /** An HTTP handler over a phone made of data, vision unconfigured, serving `tools`. */
 function handlerFor(options: { tools?: readonly Tool[]; maxSessions?: number } = {}) {
   const logged: string[] = [];
-  const deps = {
-    phones: onePhone(
+  const deps = serverDeps(
+    onePhone(
       createDevice({ run: fakeAdb(screenRules()).run, serial: "127.0.0.1:5555", timeoutMs: 1000 }),
     ),
-    screens: createScreens(),
-    vision: createVision({ route: "none" }),
-    saveShot: undefined,
-    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
-    clock: realClock,
-    memory: createGarbageCollector(),
-    logError: (m: string) => logged.push(m),
-  };
+    (m: string) => logged.push(m),
+  );
   const handler = createHttpHandler({
     settings: {
       listen: { hostname: "127.0.0.1", port: 8080 },
