@@ -80,3 +80,23 @@ export function binaryOutput(
   const suffix = target === undefined ? "" : `-${target}`;
   return `dist/${BINARIES[kind].stem}${suffix}${windows ? ".exe" : ""}`;
 }
+
+/**
+ * The shell lines that fetch a release binary, check it against SHA256SUMS.txt and its build
+ * attestation, and install it on PATH as `installAs`: the README's and the lab page's alike.
+ */
+export function fetchAndInstall(
+  release: { url: string; slug: string; version: string },
+  binary: string,
+  installAs: string,
+): string[] {
+  return [
+    `base=${release.url}/releases/download/v${release.version}`,
+    `curl -fLO "$base/${binary}"`,
+    `curl -fLO "$base/SHA256SUMS.txt"`,
+    "sha256sum -c --ignore-missing SHA256SUMS.txt   # macOS: shasum -a 256 -c --ignore-missing SHA256SUMS.txt",
+    `gh attestation verify ${binary} --repo ${release.slug}`,
+    `chmod +x ${binary}`,
+    `sudo mv ${binary} /usr/local/bin/${installAs}`,
+  ];
+}

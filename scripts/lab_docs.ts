@@ -3,7 +3,7 @@
 // the binary (docs/lab.md). scripts/readme_tools.ts places them; `deno task readme` writes them.
 
 import { grantReason } from "./env_grants.ts";
-import { BINARIES, binarySetName } from "./binaries.ts";
+import { BINARIES, binarySetName, fetchAndInstall } from "./binaries.ts";
 import { describePermissions, type PermissionSet, readPermissionSet } from "./permissions.ts";
 
 export const HTTP_SET_START =
@@ -70,13 +70,7 @@ export function renderHttpInstall(repo: { slug: string; url: string }, version: 
     HTTP_INSTALL_START,
     "",
     "```sh",
-    `base=${repo.url}/releases/download/v${version}`,
-    `curl -fLO "$base/${binary}"`,
-    `curl -fLO "$base/SHA256SUMS.txt"`,
-    "sha256sum -c --ignore-missing SHA256SUMS.txt   # macOS: shasum -a 256 -c --ignore-missing SHA256SUMS.txt",
-    `gh attestation verify ${binary} --repo ${repo.slug}`,
-    `chmod +x ${binary}`,
-    `sudo mv ${binary} /usr/local/bin/${BINARIES.http.stem}`,
+    ...fetchAndInstall({ ...repo, version }, binary, BINARIES.http.stem),
     'export PHONE_EYE_HTTP_TOKEN="$(openssl rand -hex 32)"',
     `${BINARIES.http.stem} --http 192.168.1.20:8765`,
     "```",

@@ -7,6 +7,7 @@
 // and readme_install_test.ts fail when one is stale.
 
 import { z } from "zod";
+import { fetchAndInstall } from "./binaries.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { ENV_HELP, type EnvVarHelp } from "../lib/app/help.ts";
 import { TOOLS } from "../lib/tools/index.ts";
@@ -281,13 +282,7 @@ export function renderInstallBlocks(
     ],
     binary: [
       "```sh",
-      `base=${repo.url}/releases/download/v${version}`,
-      `curl -fLO "$base/${binary}"`,
-      `curl -fLO "$base/SHA256SUMS.txt"`,
-      "sha256sum -c --ignore-missing SHA256SUMS.txt   # macOS: shasum -a 256 -c --ignore-missing SHA256SUMS.txt",
-      `gh attestation verify ${binary} --repo ${repo.slug}`,
-      `chmod +x ${binary}`,
-      `sudo mv ${binary} /usr/local/bin/phone-eye`,
+      ...fetchAndInstall({ ...repo, version }, binary, "phone-eye"),
       "phone-eye --doctor",
       "```",
     ],
