@@ -126,7 +126,7 @@ Deno.test({
   },
 });
 
-Deno.test("the docs' soak table matches tests/adb/soak_figures.json (run `deno task readme` if not)", async () => {
+Deno.test("the docs' soak table matches tests/long/soak_figures.json (run `deno task readme` if not)", async () => {
   const file = fileOf(SOAK_SECTION);
   const doc = await readDoc(file);
   assert.equal(

@@ -2,10 +2,10 @@
 // serial, with the link dropped every ~50 calls. Zero crashes, no action ever done twice, and the
 // process's RSS at the end within 10 % of its RSS after warm-up.
 //
-// PHONE_EYE_SOAK_CALLS sets the count: `deno task test` runs a short soak (30 calls, the link
-// dropped every 10, so each kind of drop comes once: crashes and repeated actions, no memory
-// verdict, which needs a long run to mean anything), `deno task test:long` the long one (2000
-// calls, memory too), `deno task soak` 20,000. PHONE_EYE_SOAK_SEED replays a mix.
+// PHONE_EYE_SOAK_CALLS sets the count: `deno task test:long` runs 2000 calls (memory judged too),
+// `deno task soak` 20,000; run alone without it, the file soaks 30 calls with the link dropped every
+// 10 (each kind of drop once: crashes and repeated actions, no memory verdict, which needs a long
+// run to mean anything). PHONE_EYE_SOAK_SEED replays a mix.
 //
 // "Never repeated", precisely: phone-eye sends each acting call (tap, swipe, type, key, intent) to
 // the phone at most once. Every acting call has its own device command (its own point, text or
@@ -397,7 +397,7 @@ const tenth = (values: number[]) => {
 const everyTenth = (values: number[]) => tenth(values).join(" ");
 
 /**
- * With PHONE_EYE_SOAK_RECORD=1, writes one soak's figures into tests/adb/soak_figures.json (its row,
+ * With PHONE_EYE_SOAK_RECORD=1, writes one soak's figures into tests/long/soak_figures.json (its row,
  * by id), from which `deno task readme` renders docs/reliability.md's soak table.
  */
 async function record(figures: Omit<SoakFigures, "soak" | "pending">): Promise<void> {
@@ -405,7 +405,7 @@ async function record(figures: Omit<SoakFigures, "soak" | "pending">): Promise<v
   const path = new URL("./soak_figures.json", import.meta.url);
   const file = JSON.parse(await Deno.readTextFile(path)) as { rows: SoakFigures[] };
   const row = file.rows.find((r) => r.id === figures.id);
-  assert.ok(row, `tests/adb/soak_figures.json has no row ${figures.id}`);
+  assert.ok(row, `tests/long/soak_figures.json has no row ${figures.id}`);
   delete row.pending;
   Object.assign(row, figures);
   await Deno.writeTextFile(path, JSON.stringify(file, null, 2) + "\n");
