@@ -58,10 +58,52 @@ export interface AdbHarnessOptions {
   binary?: string;
 }
 
+interface AdbKey {
+  private: Uint8Array;
+  public: Uint8Array;
+}
+
+let processKey: Promise<AdbKey> | undefined;
+
+/**
+ * One adb key pair for every server this process starts: a server without one makes an RSA key
+ * first (about 60 ms of CPU, once per test server otherwise). Made by `adb keygen` in a folder of
+ * its own, read, and the folder removed: each server's HOME gets its own copy.
+ */
+function adbKey(binary: string): Promise<AdbKey> {
+  processKey ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "phone_eye_adbkey_" });
+    try {
+      const made = await new Deno.Command(binary, {
+        args: ["keygen", `${dir}/adbkey`],
+        env: { HOME: dir, TMPDIR: dir, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+        clearEnv: true,
+        stdin: "null",
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+      if (made.code !== 0) {
+        throw new Error(`adb keygen failed: ${new TextDecoder().decode(made.stderr).trim()}`);
+      }
+      return {
+        private: await Deno.readFile(`${dir}/adbkey`),
+        public: await Deno.readFile(`${dir}/adbkey.pub`),
+      };
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  })();
+  return processKey;
+}
+
 export async function startAdbHarness(options: AdbHarnessOptions = {}): Promise<AdbHarness> {
   const binary = options.binary ?? "adb";
   const path = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+  const key = await adbKey(binary);
   const home = await Deno.makeTempDir({ prefix: "phone_eye_adb_" });
+  await Deno.mkdir(`${home}/.android`);
+  await Deno.writeFile(`${home}/.android/adbkey`, key.private, { mode: 0o600 });
+  await Deno.writeFile(`${home}/.android/adbkey.pub`, key.public);
   const port = stablePort();
   const env: Record<string, string> = {
     ANDROID_ADB_SERVER_PORT: String(port),
