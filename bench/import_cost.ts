@@ -49,5 +49,9 @@ createServer({
   logError: () => {},
 });
 times["createServer (registers the eight tools)"] = performance.now() - t;
+// Not start-up: what the first screenshot loads (the capture, the PNG decoder, the encoders).
+t = performance.now();
+await import("../lib/screen/screen.ts");
+times["first screenshot: lib/screen/screen.ts and the image steps"] = performance.now() - t;
 // deno-lint-ignore no-console
 console.log(JSON.stringify(times));

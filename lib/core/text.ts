@@ -15,9 +15,7 @@ export function truncate(text: string, max: number, mark = "…"): string {
   // Whether a grapheme ends at `room` depends on what comes before and on the code point at
   // `room`, never on what follows it: segmenting that much (not a megabyte-long answer) decides.
   const head = text.slice(0, room + 2);
-  for (
-    const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(head)
-  ) {
+  for (const { segment } of graphemes(head)) {
     if (end + segment.length > room) break;
     end += segment.length;
   }
@@ -27,6 +25,16 @@ export function truncate(text: string, max: number, mark = "…"): string {
     if (last >= 0xd800 && last <= 0xdbff) end--;
   }
   return `${text.slice(0, end).trimEnd()}${mark}`;
+}
+
+/**
+ * The grapheme clusters of `text`, by a segmenter made for the call rather than once at load: the
+ * first one made in a process loads ICU's break rules, 10–20 ms of CPU that every start paid
+ * before anything was cut (measured with bench/hand_bench.ts --against); each later one costs a
+ * few microseconds.
+ */
+function graphemes(text: string): Intl.Segments {
+  return new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text);
 }
 
 /** A short, single-paragraph excerpt of program or server output, for an error message. */
@@ -69,8 +77,6 @@ export function oneLine(text: string): string {
 // parseUiTree and findElement ran 2 to 4 times slower (bench/ui_tree_bench.ts, one run each way).
 const PLAIN = /^(?:[!-~]+(?: [!-~]+)*)?$/;
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
-
 /**
  * Screen text as phone-eye shows it, everywhere: on one line (oneLine) and cut, with "…", to at
  * most SCREEN_TEXT_GRAPHEMES graphemes and SCREEN_TEXT_UNITS units. A cut text is a prefix of the
@@ -88,7 +94,7 @@ function cutScreenText(s: string): string {
   let count = 0;
   let units = 0;
   let keep = 0;
-  for (const { segment } of graphemes.segment(head)) {
+  for (const { segment } of graphemes(head)) {
     count++;
     units += segment.length;
     if (count > SCREEN_TEXT_GRAPHEMES || units > SCREEN_TEXT_UNITS) break;

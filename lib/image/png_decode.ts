@@ -4,9 +4,15 @@ import { errorText } from "../core/errors.ts";
 import { releaseChunk } from "../core/bytes.ts";
 import { type Fit, type Frame, ImageError } from "./frame.ts";
 import { checkPngBeforeDecoding, checkPngStream } from "./png_chunks.ts";
-import { readOtherLayout } from "./png_other_layouts.ts";
 import { unfilterRow } from "./png_unfilter.ts";
 import { type RowReducer, rowReducer } from "./row_reducer.ts";
+
+/**
+ * The decoder of the layouts screencap never writes, loaded by the first PNG in one: it brings
+ * fast-png and fflate, some 14 ms that the first screenshot of every process paid without using
+ * them (a phone's screencap is 8-bit RGBA or RGB; bench/import_cost.ts, its first-screenshot line).
+ */
+const loadOtherLayouts = () => import("./png_other_layouts.ts");
 
 /**
  * Inflated bytes each write to the inflater should yield: small enough that every output chunk is
@@ -32,7 +38,7 @@ export async function readPngStream(bytes: Uint8Array, fit?: Fit): Promise<Frame
   const png = checkPngBeforeDecoding(bytes, checkPngStream(bytes));
   const { width, height, depth, colourType, interlace, keyed, zlib, expected } = png;
   if (!(depth === 8 && interlace === 0 && (colourType === 6 || (colourType === 2 && !keyed)))) {
-    return readOtherLayout(bytes, png, fit);
+    return (await loadOtherLayouts()).readOtherLayout(bytes, png, fit);
   }
   const channels = colourType === 6 ? 4 : 3;
   const reducer = rowReducer({

@@ -84,6 +84,8 @@ Deno.test({
 interface DenoInfo {
   modules: Array<{
     specifier: string;
+    /** An npm module's package, as "name@version" (a key of npmPackages). */
+    npmPackage?: string;
     dependencies?: Array<{
       code?: { specifier?: string };
       type?: { specifier?: string };
@@ -91,6 +93,7 @@ interface DenoInfo {
     }>;
   }>;
   redirects: Record<string, string>;
+  npmPackages: Record<string, { name: string; dependencies: string[] }>;
 }
 
 /** Runs `deno ARGS` in the repository and returns its stdout; a failure fails the test. */
@@ -141,28 +144,55 @@ Deno.test("lib/ has no import cycle: vision.ts picks a route, the routes never i
   assert.deepEqual(findCycles(graph), []);
 });
 
+/** A module of main.ts's graph: a file or npm entry point (`specifier`), or an npm package. */
+type Node = { specifier: string } | { npmPackage: string };
+
 /**
  * What Deno evaluates before main.ts runs: its static imports, transitively (dynamic imports
- * load when a handler first runs). Local files by path from the root, npm packages as `npm:name`.
+ * load when a handler first runs), and every package an npm package it reaches depends on. Each
+ * module (a local file by path from the root, an npm package as `npm:name`) maps to a shortest
+ * chain of imports from main.ts to it, so a failure names the file that imports it. With
+ * `dynamic`, dynamic imports are followed too: all that `deno compile` embeds.
  */
-async function startupModules(): Promise<Set<string>> {
+async function startupModules({ dynamic = false } = {}): Promise<Map<string, string[]>> {
   const info = await denoInfo();
   const modules = new Map(info.modules.map((m) => [m.specifier, m]));
   const name = (specifier: string) =>
     specifier.startsWith(ROOT.href)
       ? specifier.slice(ROOT.href.length)
       : specifier.replace(/^npm:\/?((?:@[^/]+\/)?[^@/]+).*$/, "npm:$1");
-  const seen = new Set<string>();
-  const stack = [new URL("main.ts", ROOT).href];
-  while (stack.length > 0) {
-    const specifier = stack.pop()!;
-    if (seen.has(specifier)) continue;
-    seen.add(specifier);
-    for (const dep of modules.get(info.redirects[specifier] ?? specifier)?.dependencies ?? []) {
-      if (!dep.isDynamic && dep.code?.specifier) stack.push(dep.code.specifier);
+  /** What `node` imports statically, each with its name. */
+  const importsOf = (node: Node): Array<[string, Node]> => {
+    const module = "specifier" in node
+      ? modules.get(info.redirects[node.specifier] ?? node.specifier)
+      : undefined;
+    // An npm package's own imports are not in the graph: its description names its dependencies.
+    const npmPackage = "npmPackage" in node ? node.npmPackage : module?.npmPackage;
+    if (npmPackage !== undefined) {
+      return (info.npmPackages[npmPackage]?.dependencies ?? []).map((id) => [
+        `npm:${info.npmPackages[id]?.name ?? id}`,
+        { npmPackage: id },
+      ]);
+    }
+    return (module?.dependencies ?? []).flatMap((dep): Array<[string, Node]> => {
+      const to = dep.code?.specifier;
+      return (dynamic || !dep.isDynamic) && to ? [[name(to), { specifier: to }]] : [];
+    });
+  };
+  const chains = new Map([["main.ts", ["main.ts"]]]);
+  const queue: Array<{ node: Node; chain: string[] }> = [
+    { node: { specifier: new URL("main.ts", ROOT).href }, chain: ["main.ts"] },
+  ];
+  // Breadth first, so the chain each module is first reached by is a shortest one.
+  for (let at = queue.shift(); at !== undefined; at = queue.shift()) {
+    for (const [key, node] of importsOf(at.node)) {
+      if (chains.has(key)) continue;
+      const chain = [...at.chain, key];
+      chains.set(key, chain);
+      queue.push({ node, chain });
     }
   }
-  return new Set([...seen].map(name));
+  return chains;
 }
 
 Deno.test("start-up loads only what initialize and tools/list need; the eyes, vision and doctor wait for first use", async () => {
@@ -201,17 +231,29 @@ Deno.test("start-up loads only what initialize and tools/list need; the eyes, vi
     "lib/vision/direct.ts",
     "lib/vision/mcp.ts",
     "lib/vision/mcp_session.ts",
-    "npm:fast-png",
-    "npm:jpeg-js",
-    "npm:@modelcontextprotocol/client",
   ];
-  assert.deepEqual(onFirstUse.filter((m) => startup.has(m)), []);
+  assert.deepEqual(onFirstUse.flatMap((m) => startup.get(m)?.join(" -> ") ?? []), []);
   // No Node built-in at start-up: stdio runs on Deno's own streams (lib/mcp/stdio_wire.ts) and flags.ts
   // loads node:util's parseArgs only when there are flags; Node's compatibility layer costs time.
-  assert.deepEqual([...startup].filter((m) => m.startsWith("node:")), []);
+  assert.deepEqual([...startup.keys()].filter((m) => m.startsWith("node:")), []);
   // They are still in the graph, imported dynamically (so `deno info` and compile see them).
   const all = await libGraph();
   for (const lib of onFirstUse.filter((m) => m.startsWith("lib/"))) assert.ok(all.has(lib), lib);
+});
+
+Deno.test("start-up loads neither the MCP client SDK nor an image codec: each waits for the call that needs it", async () => {
+  const startup = await startupModules();
+  // The walk sees through npm packages (the server SDK depends on its core), so a codec pulled in
+  // by another package (fflate under fast-png) would be named too.
+  assert.ok(startup.has("npm:@modelcontextprotocol/core"));
+  // Loading them costs some 90 ms of CPU (a script importing the server SDK, its stdio and zod
+  // took ~220 ms a run, ~310 ms with these too), and only the MCP vision route, --replay or an
+  // image needs one: a failure names the chain of imports that reaches it.
+  const packages = ["@modelcontextprotocol/client", "fast-png", "jpeg-js", "fflate"];
+  assert.deepEqual(packages.flatMap((p) => startup.get(`npm:${p}`)?.join(" -> ") ?? []), []);
+  // ...while `deno compile` still embeds them: they are reached through dynamic imports.
+  const embedded = await startupModules({ dynamic: true });
+  for (const p of packages) assert.ok(embedded.has(`npm:${p}`), `${p} is not in main.ts's graph`);
 });
 
 Deno.test("under the start task's flags the MCP SDK picks its validator without AJV", async () => {

@@ -558,6 +558,7 @@ Deno.test("the image pipeline loads and runs under deno run with no permissions 
     granted: [],
     blank: null,
     raw: [9, 8, 7, 255],
+    grey: [10, 10, 10, 255, 200, 200, 200, 255],
     agent: ["image/jpeg", 360, 800, true],
     vision: ["image/jpeg", 360, 800],
   });
