@@ -10,17 +10,12 @@ import { createLink } from "../../lib/adb/link.ts";
 import { createPhones, type Phones } from "../../lib/adb/phones.ts";
 import { CALLS_MAX, CLIENT_CALLS_MAX } from "../../lib/adb/queue.ts";
 import { EXIT_MARKER } from "../../lib/adb/exit_marker.ts";
-import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
-import { realClock } from "../../lib/core/clock.ts";
-import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { createHttpHandler, type HttpHandler } from "../../lib/mcp/http_serve.ts";
 import { createServer } from "../../lib/mcp/server.ts";
 import { textResult } from "../../lib/tools/call.ts";
 import { defineServerTool, LOOKS_ONLY, type Tool } from "../../lib/tools/tool.ts";
-import { createScreens } from "../../lib/screen/phone_screen.ts";
-import { createVision } from "../../lib/vision/vision.ts";
 import { exited } from "../helpers/fake_adb.ts";
-import { textOf } from "../helpers/in_process.ts";
+import { serverDeps, textOf } from "../helpers/in_process.ts";
 import { heldRunner } from "./held_runner.ts";
 
 /** One phone-eye's shared resources over a held runner: one listed phone, R58N. */
@@ -31,17 +26,7 @@ function lab() {
     link: createLink({ run: adb.run, timeoutMs: 60_000 }),
     makeDevice: (phone) => createDevice({ run: adb.run, timeoutMs: 60_000, ...phone }),
   });
-  const deps = {
-    phones,
-    screens: createScreens(),
-    vision: createVision({ route: "none" }),
-    saveShot: undefined,
-    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
-    clock: realClock,
-    memory: createGarbageCollector(),
-    logError: () => {},
-  };
-  return { adb, deps };
+  return { adb, deps: serverDeps(phones, () => {}) };
 }
 
 type Deps = ReturnType<typeof lab>["deps"];

@@ -4,17 +4,12 @@
 
 import assert from "node:assert/strict";
 import { createDevice } from "../../lib/adb/device.ts";
-import { realClock } from "../../lib/core/clock.ts";
-import { DEFAULT_LOOK_BUDGET_MS } from "../../lib/config/config.ts";
-import { createGarbageCollector } from "../../lib/core/memory.ts";
 import { HttpListener, type ListenerDeps } from "../../lib/mcp/http_listener.ts";
 import { createHttpHandler } from "../../lib/mcp/http_serve.ts";
 import { createServer } from "../../lib/mcp/server.ts";
-import { createScreens } from "../../lib/screen/phone_screen.ts";
-import { createVision } from "../../lib/vision/vision.ts";
 import { fakeAdb } from "../helpers/fake_adb.ts";
 import { FakeClock } from "../helpers/fake_clock.ts";
-import { onePhone } from "../helpers/in_process.ts";
+import { onePhone, serverDeps } from "../helpers/in_process.ts";
 import { tempDir } from "../helpers/rig.ts";
 
 const encoder = new TextEncoder();
@@ -139,16 +134,10 @@ const INITIALIZE = JSON.stringify({
 });
 
 Deno.test("half-sent connections from the owner's address are closed at the header deadline and do not hold the owner back", async () => {
-  const deps = {
-    phones: onePhone(createDevice({ run: fakeAdb([]).run, serial: "s", timeoutMs: 1000 })),
-    screens: createScreens(),
-    vision: createVision({ route: "none" }),
-    saveShot: undefined,
-    lookBudgetMs: DEFAULT_LOOK_BUDGET_MS,
-    clock: realClock,
-    memory: createGarbageCollector(),
-    logError: () => {},
-  };
+  const deps = serverDeps(
+    onePhone(createDevice({ run: fakeAdb([]).run, serial: "s", timeoutMs: 1000 })),
+    () => {},
+  );
   // One request open at once per client: a half-sent connection that counted would take it.
   const handler = createHttpHandler({
     settings: {
