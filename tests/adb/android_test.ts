@@ -19,14 +19,15 @@ import { adbClients, systemClient } from "../helpers/adb_clients.ts";
 import { textOf } from "../helpers/in_process.ts";
 import { denoDir, startPhoneEye, testPermissionFlags } from "../helpers/phone_eye.ts";
 import { adbServerPerClient, startRig } from "../helpers/rig.ts";
-import { testAndroidVersion } from "../helpers/android_version_rows.ts";
+import { testAndroidVersionsTogether } from "../helpers/android_version_rows.ts";
 
 const { clients, missing } = await adbClients();
 /** One adb server per client for the whole file; each test connects its phones and disconnects them. */
 const adbServer = adbServerPerClient(clients.map((c) => c.binary));
 
+// Both versions' phones behind one phone-eye, each version's rows its own test.
 for (const client of systemClient(clients)) {
-  for (const version of [10, 15] as const) testAndroidVersion(client, version, adbServer);
+  testAndroidVersionsTogether(client, [10, 15], adbServer);
 }
 
 for (const client of clients) {

@@ -61,7 +61,10 @@ export interface HostileCounts {
  * settling adds is tested in agent_loop_test.ts; here only the argv the phone saw counts), and
  * checks it arrived as one argument or was refused at the door. The caller checks the marker.
  */
-export async function sendHostile(rig: Rig, payloads: readonly string[]): Promise<HostileCounts> {
+export async function sendHostile(
+  rig: Pick<Rig, "call" | "sim">,
+  payloads: readonly string[],
+): Promise<HostileCounts> {
   let typed = 0;
   let started = 0;
   for (const hostile of payloads) {

@@ -201,11 +201,11 @@ Deno.test({
 // ---- through main.ts, real adb and the simulated phone ----
 
 /**
- * Half a phone's size each way: these tests are about which words a capture's failure gets, and
- * each frame the sim renders is decoded again by phone-eye (the raw fallback's frame is 4 bytes a
- * pixel).
+ * A third of a phone's size each way: these tests are about which words a capture's failure gets,
+ * and each frame the sim renders is decoded again by phone-eye (the raw fallback's frame is 4 bytes
+ * a pixel).
  */
-const HALF_SIZE = { width: 540, height: 1200 };
+const SMALL = { width: 360, height: 800 };
 
 /**
  * The rig on a Wi-Fi serial the tests below share (started on first use, closed after the file):
@@ -214,7 +214,7 @@ const HALF_SIZE = { width: 540, height: 1200 };
  * outlive each test.
  */
 let wifi: Promise<Rig> | undefined;
-const wifiRig = () => wifi ??= startRig({ phones: [HALF_SIZE] });
+const wifiRig = () => wifi ??= startRig({ phones: [SMALL] });
 Deno.test.afterAll(async () => {
   const rig = await wifi?.catch(() => undefined);
   await rig?.[Symbol.asyncDispose]();
@@ -238,7 +238,7 @@ async function shotWithServerKilled(r: Rig, clearHang: boolean) {
 Deno.test("end to end: killing the adb server mid-capture is named a connection failure, never MIUI", async () => {
   // Nothing configured: adb's only phone, driven by its serial but never reconnected by phone-eye,
   // so the answer is the failure itself: the restarted server no longer lists the address.
-  await using r = await startRig({ serial: null, phones: [HALF_SIZE] });
+  await using r = await startRig({ serial: null, phones: [SMALL] });
   const shot = await shotWithServerKilled(r, true);
   assert.equal(shot.isError, true, textOf(shot));
   const at = r.sim.serial.replaceAll(".", "\\.");
