@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import denoJson from "../../deno.json" with { type: "json" };
 import { runtimeFlags } from "../../scripts/runtime_flags.ts";
+import { denoInfoOfMain } from "../helpers/main_graph.ts";
 
 const ROOT = new URL("../..", import.meta.url);
 const LIB = new URL("lib/", ROOT).href;
@@ -110,11 +111,9 @@ async function deno(args: string[]): Promise<string> {
   return new TextDecoder().decode(stdout);
 }
 
-let info: Promise<DenoInfo> | undefined;
-
-/** `deno info main.ts`, asked once for this file's tests: the graph is the same for each. */
-function denoInfo(): Promise<DenoInfo> {
-  return info ??= deno(["info", "--json", "main.ts"]).then((out) => JSON.parse(out));
+/** `deno info main.ts`, asked once per test process (runtime_graph_test.ts reads it too). */
+async function denoInfo(): Promise<DenoInfo> {
+  return await denoInfoOfMain() as DenoInfo;
 }
 
 /** lib/'s part of main.ts's module graph, keyed by path from the repository root. */

@@ -7,7 +7,7 @@ import { createDevice } from "../../lib/adb/device.ts";
 import { type OpenAiServer, startOpenAiServer } from "../fixtures/openai_server.ts";
 import { exited, fakeAdb } from "../helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "../helpers/in_process.ts";
-import { type PhoneEyeProcess, startPhoneEye } from "../helpers/phone_eye.ts";
+import { type PhoneEyeProcess, startFlags, startPhoneEye } from "../helpers/phone_eye.ts";
 import { type RawPhoneEye, startRawPhoneEye } from "../helpers/raw_stdio.ts";
 import { closing, startRig, tempDir } from "../helpers/rig.ts";
 import { ihdrBody, writePngChunks } from "../../sim/png_writer.ts";
@@ -173,7 +173,11 @@ exec /usr/bin/adb "$@"
   let raw: RawPhoneEye | undefined;
   const rawEye = async () => {
     if (raw === undefined) {
-      raw = await startRawPhoneEye({ env: { ...base, PATH: "/nonexistent" } });
+      // Under the start task's runtime flags, as the other profiles' main.ts and production run.
+      raw = await startRawPhoneEye({
+        env: { ...base, PATH: "/nonexistent" },
+        runtimeFlags: await startFlags(),
+      });
       await raw.initialize();
     }
     return raw;

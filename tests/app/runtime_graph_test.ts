@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import denoJson from "../../deno.json" with { type: "json" };
+import { denoInfoOfMain } from "../helpers/main_graph.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -23,21 +24,9 @@ interface DenoInfo {
   npmPackages: Record<string, { name: string; dependencies: string[] }>;
 }
 
-let info: Promise<DenoInfo> | undefined;
-
-/** `deno info main.ts`, asked once for this file's tests: the graph is the same for each. */
-function infoOfMain(): Promise<DenoInfo> {
-  return info ??= (async () => {
-    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", "main.ts"],
-      cwd: ROOT,
-      env: { NO_COLOR: "1" },
-      stdin: "null",
-    }).output();
-    const decoder = new TextDecoder();
-    assert.equal(code, 0, `deno info main.ts failed:\n${decoder.decode(stderr)}`);
-    return JSON.parse(decoder.decode(stdout));
-  })();
+/** `deno info main.ts`, asked once per test process (module_graph_test.ts reads it too). */
+async function infoOfMain(): Promise<DenoInfo> {
+  return await denoInfoOfMain() as DenoInfo;
 }
 
 /** The packages main.ts imports and everything they depend on, as "name@version". */

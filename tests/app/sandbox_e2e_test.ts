@@ -10,6 +10,12 @@ import { DEFAULT_ANSWER, startOpenAiServer } from "../fixtures/openai_server.ts"
 import type { ProbeInput } from "../fixtures/sandbox_probe.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
+/**
+ * A third of a phone's usual size each way: these tests are about the sandbox, not pixels, and a
+ * ninth of the pixels makes each screenshot (phone-eye's decode and encode, the sim's render)
+ * cheap.
+ */
+const SMALL_PHONE = { width: 360, height: 800 };
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** The names in a folder, sorted. */
@@ -27,7 +33,10 @@ Deno.test("under the production set every verb works against the simulated phone
   assert.ok(flags.every((f) => !/^--allow-(read|write|sys|ffi|import|all)\b/.test(f)), `${flags}`);
 
   await using vision = closing(startOpenAiServer());
-  await using r = await startRig({ env: { PHONE_EYE_VISION_BASE_URL: vision.url } });
+  await using r = await startRig({
+    phones: [SMALL_PHONE],
+    env: { PHONE_EYE_VISION_BASE_URL: vision.url },
+  });
   const call = async (name: string, args: Record<string, unknown> = {}) => {
     const result = await r.client.callTool({ name, arguments: args });
     assert.notEqual(result.isError, true, `${name}: ${textOf(result)}`);
@@ -58,13 +67,13 @@ Deno.test("under the production set every verb works against the simulated phone
   assert.equal(r.sim.screen().name, "home");
   await call("phone_intent", { package: "com.android.settings", settle: false });
   assert.equal(r.sim.screen().name, "settings");
-  await call("phone_swipe", { x1: 540, y1: 1800, x2: 540, y2: 800, settle: false });
+  await call("phone_swipe", { x1: 180, y1: 600, x2: 180, y2: 200, settle: false });
   assert.deepEqual(r.sim.toolCalls("input").at(-1), [
     "swipe",
-    "540",
-    "1800",
-    "540",
-    "800",
+    "180",
+    "600",
+    "180",
+    "200",
     "300",
   ]);
 });
@@ -119,6 +128,7 @@ Deno.test("a vision host outside the set is refused by the sandbox, named, with 
   try {
     await using ungranted = await tempDir("phone_eye_ungranted_shots_");
     await using r = await startRig({
+      phones: [SMALL_PHONE],
       env: {
         PHONE_EYE_VISION_BASE_URL: `http://127.0.0.2:${other.port}/v1`,
         // Set, but the flags grant no folder: nothing may be written there either.
@@ -192,7 +202,7 @@ Deno.test("a symlink planted in the shots folder is never followed: screenshots 
   };
   for (const [name, to] of Object.entries(planted)) await Deno.symlink(to, join(shots, name));
 
-  await using r = await startRig({ shotsDir: shots });
+  await using r = await startRig({ phones: [SMALL_PHONE], shotsDir: shots });
   const saved: string[] = [];
   for (let i = 0; i < 3; i++) {
     const shot = await r.client.callTool({ name: "phone_shot", arguments: {} });

@@ -43,13 +43,25 @@ export interface RawPhoneEye extends AsyncDisposable {
 
 export interface RawPhoneEyeOptions {
   env: Record<string, string>;
+  /**
+   * Runtime flags before the permission flags (none by default). The start task's
+   * (startFlags() in phone_eye.ts) run main.ts as production does, and its export condition
+   * keeps the SDK from loading AJV: a cheaper start.
+   */
+  runtimeFlags?: string[];
 }
 
 const encoder = new TextEncoder();
 
 export async function startRawPhoneEye(options: RawPhoneEyeOptions): Promise<RawPhoneEye> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...await testPermissionFlags(), `${ROOT}main.ts`],
+    args: [
+      "run",
+      "--no-prompt",
+      ...options.runtimeFlags ?? [],
+      ...await testPermissionFlags(),
+      `${ROOT}main.ts`,
+    ],
     env: {
       ...await denoEnv(),
       ...options.env,
