@@ -88,3 +88,14 @@ Deno.test("both workflows pass actionlint, apart from the named runner-label fal
     "known false positives that no longer occur: remove them from KNOWN_FALSE_POSITIVES",
   );
 });
+
+Deno.test("dev/'s scripts type-check (the fast suite runs dev/yaml_json.ts unchecked)", async () => {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["check", "-q", "--config", "dev/deno.json", "dev/actionlint.ts", "dev/yaml_json.ts"],
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "null",
+  }).output();
+  assert.equal(code, 0, `deno check of dev/ failed:\n${new TextDecoder().decode(stderr)}`);
+});
