@@ -4,9 +4,12 @@
 import assert from "node:assert/strict";
 import { type Reply, startRawPhoneEye } from "../helpers/raw_stdio.ts";
 import { adbServerPerClient, startRig } from "../helpers/rig.ts";
+import { startFlags } from "../helpers/phone_eye.ts";
 
 /** One adb server for the file: each test connects its own phone, and phone-eye of its own. */
 const adbServer = adbServerPerClient(["adb"]);
+/** main.ts under the start task's runtime flags, as production runs it (and a cheaper start). */
+const runtimeFlags = await startFlags();
 
 const call = (id: string, name: string, args: Record<string, unknown>) =>
   `${
@@ -25,7 +28,7 @@ function textOf(reply: Reply | undefined): string {
 
 Deno.test("an action whose request is the client's last line still runs and gets its answer", async () => {
   await using rig = await startRig({ phoneEye: false, adbServer: adbServer("adb") });
-  const eye = await startRawPhoneEye({ env: rig.env });
+  const eye = await startRawPhoneEye({ env: rig.env, runtimeFlags });
   await eye.initialize();
   // Each command waits on the phone a moment, so both are surely in flight when stdin ends.
   rig.sim.faults.latency(200, "input");
@@ -45,7 +48,7 @@ Deno.test("an action whose request is the client's last line still runs and gets
 
 Deno.test("with 15 adb calls in flight at the end of input, all 15 are answered, then it exits", async () => {
   await using rig = await startRig({ phoneEye: false, adbServer: adbServer("adb") });
-  const eye = await startRawPhoneEye({ env: rig.env });
+  const eye = await startRawPhoneEye({ env: rig.env, runtimeFlags });
   await eye.initialize();
   rig.sim.faults.latency(100, "input");
   const ids = Array.from({ length: 15 }, (_, n) => `tap-${n}`);
@@ -65,7 +68,7 @@ Deno.test("with 15 adb calls in flight at the end of input, all 15 are answered,
 
 Deno.test("a tap line with invalid UTF-8 or a reused id is refused and never reaches the phone", async () => {
   await using rig = await startRig({ phoneEye: false, adbServer: adbServer("adb") });
-  const eye = await startRawPhoneEye({ env: rig.env });
+  const eye = await startRawPhoneEye({ env: rig.env, runtimeFlags });
   await eye.initialize();
   rig.sim.faults.latency(200, "input");
   const enc = new TextEncoder();
