@@ -74,11 +74,15 @@ export const SETTLE_SENTENCE = "The reply ends with [changed]: what the action d
  * A name to find on screen: text, content-desc or resource-id. A control character has no place
  * in one and is refused by the schema, before anything reaches the phone, as in every tool.
  */
-export const elementName = (): z.ZodString =>
-  z.string().min(1).max(200).refine(
+export const elementName = (): z.ZodString => {
+  // Named before it is returned: with the return type as its context, tsc infers refine's
+  // conditional result against all of ZodString (about 1 s of every `deno check`).
+  const name = z.string().min(1).max(200).refine(
     (name) => scanCharacters(name).control === undefined,
     "the name contains a control character; give it as the screen shows it",
   );
+  return name;
+};
 
 /** An `element` argument; how a name is matched is said once, in the server's instructions. */
 export const elementField = (what: string): z.ZodOptional<z.ZodString> =>
