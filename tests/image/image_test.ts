@@ -453,8 +453,11 @@ pure("prepareForAgent never upscales a small image", () => {
 });
 
 pure("prepareForAgent caps the long edge at 2000 whatever maxEdge asks for", () => {
-  const a = prepareForAgent(oneColour(1080, 2400), { maxEdge: 5000 });
+  // Only the long edge meets the cap: a strip of a phone's height reaches it with a tenth of the
+  // pixels a 1080×2400 screen would have to reduce, for the same capped size.
+  const a = prepareForAgent(oneColour(108, 2400), { maxEdge: 5000 });
   assert.ok(Math.max(a.width, a.height) <= ABSOLUTE_MAX_EDGE);
+  assert.deepEqual([a.height, a.scale], [1920, 1.25]);
   assertScaleMaps("capped", a);
 });
 
