@@ -298,8 +298,6 @@ class Sim implements SimPhone, TransportHost {
       listener = Deno.listen({ hostname: "127.0.0.1", port: o.port ?? 0 });
       const sim = new Sim(opts, o.motion ?? {}, root, listener);
       await Deno.writeFile(`${root}/.sim/calls.log`, EMPTY);
-      // What the empty-PNG fault prints (tools/screencap.sh).
-      await Deno.writeFile(`${root}/.sim/screen_zero.png`, EMPTY);
       await Deno.writeTextFile(`${root}/.sim/props`, sim.#props());
       const installed = [SIM_DEFAULT_IME, ...(opts.adbKeyboard ? [ADB_KEYBOARD_IME] : [])];
       await Deno.writeTextFile(`${root}/.sim/ime_installed`, `${installed.join("\n")}\n`);

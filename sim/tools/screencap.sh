@@ -56,7 +56,12 @@ fi
 if [ "$png" = 1 ]; then
   src=$S/screen.png
   # The fault "empty PNG" (some MIUI builds after long sessions) only hits the PNG encoder.
-  if [ -e "$S/fault_empty_png" ]; then src=$S/screen_$(cat "$S/fault_empty_png").png; fi
+  # "zero": no bytes at all; "header": the signature and IHDR alone (screen_header.png).
+  if [ -e "$S/fault_empty_png" ]; then
+    sim_slurp "$S/fault_empty_png"
+    src=/dev/null
+    [ "$sim_text" = header ] && src=$S/screen_header.png
+  fi
 else
   src=$S/screen.raw
 fi
