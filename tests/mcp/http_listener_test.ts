@@ -11,6 +11,7 @@ import { fakeAdb } from "../helpers/fake_adb.ts";
 import { FakeClock } from "../helpers/fake_clock.ts";
 import { onePhone, serverDeps } from "../helpers/in_process.ts";
 import { tempDir } from "../helpers/rig.ts";
+import { stablePort } from "../helpers/ports.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -284,16 +285,25 @@ Deno.test("accept failing for want of descriptors is retried after a pause, said
 
 Deno.test("a socket lost under the accept loop is opened again on the same port", async () => {
   const sockets: Deno.Listener[] = [];
+  let listens = 0;
+  // A port outside the ephemeral range: from port 0, an outgoing connection elsewhere in the suite
+  // could take the port as its source while it is closed, and no reopening could ever succeed.
   const { listener, logged, clock, port } = listening({
+    port: stablePort(),
     listen: (port) => {
+      listens++;
       const socket = Deno.listen({ hostname: "127.0.0.1", port });
       sockets.push(socket);
       return socket;
     },
   });
   sockets[0]!.close();
-  // The loop pauses once after the failure, then accepts on the socket opened again.
-  while (sockets.length < 2) await clock.advance(50);
+  // The loop pauses once after the failure, then accepts on the socket opened again. Counted, so a
+  // reopening that keeps failing fails the test instead of advancing the clock for ever.
+  while (sockets.length < 2) {
+    assert.ok(listens < 20, `the port was not reopened in ${listens} tries:\n${logged.join("\n")}`);
+    await clock.advance(50);
+  }
   assert.match(
     logged.join("\n"),
     new RegExp(`the socket failed .*; listening again on port ${port}`),
