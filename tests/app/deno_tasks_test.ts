@@ -11,8 +11,9 @@ const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
  */
 async function taskWords(name: string): Promise<{ env: Record<string, string>; args: string[] }> {
   const tasks = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)).tasks;
-  // A task may check types first (`deno check -q && …`): the words are those of its last command.
-  const words = String(tasks[name]).split(" && ").at(-1)!.split(" ");
+  // A task may check types first or beside it (`deno check -q && …`, `deno check -q & …`): the
+  // words are those of its last command.
+  const words = String(tasks[name]).split(/ &&? /).at(-1)!.split(" ");
   const env: Record<string, string> = {};
   while (/^[A-Z_]+=/.test(words[0] ?? "")) {
     const [key = "", value = ""] = words.shift()!.split("=");
