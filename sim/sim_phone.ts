@@ -152,6 +152,11 @@ export interface SimPhone {
   readonly marker: string;
   /** Every shell/exec command string received, in order. */
   commands(): string[];
+  /**
+   * The commands whose streams are open now: running, or hung until the adb server closes the
+   * stream (its client gave up or was killed). Shows whether two commands ran at once.
+   */
+  openCommands(): string[];
   /** Every OPEN service string received, supported or not, in order. */
   services(): string[];
   /** Recorded argv of each fake-tool call (optionally of one tool), argument bytes intact. */
@@ -321,6 +326,10 @@ class Sim implements SimPhone, TransportHost {
 
   commands(): string[] {
     return [...this.#commands];
+  }
+
+  openCommands(): string[] {
+    return [...this.#transports].flatMap((t) => t.openCommands());
   }
 
   services(): string[] {

@@ -110,6 +110,11 @@ export class Transport {
     this.#streams.delete(localId);
   }
 
+  /** The commands of the streams still open: running, or hung until the host closes them. */
+  openCommands(): string[] {
+    return [...this.#streams.values()].map((stream) => stream.command);
+  }
+
   async run(): Promise<void> {
     const reader = new MessageReader();
     const buf = new Uint8Array(64 * 1024);
@@ -191,6 +196,7 @@ class Stream {
   readonly #v2: boolean;
   #ack: (() => void) | null = null;
   #aborted = false;
+  #command = "";
 
   /** `v2`: the shell protocol frames the output (shell_v2); otherwise one raw stream. */
   constructor(
@@ -216,7 +222,13 @@ class Stream {
     this.acked();
   }
 
+  /** The command this stream runs (set by start). */
+  get command(): string {
+    return this.#command;
+  }
+
   start(command: string): void {
+    this.#command = command;
     // The transport's read loop must keep going while this runs (OKAYs arrive there).
     this.#sim.track(this.#serve(command).catch(() => this.#t.drop()));
   }
