@@ -9,7 +9,7 @@ import { exited, fakeAdb } from "../helpers/fake_adb.ts";
 import { connectInProcess, textOf } from "../helpers/in_process.ts";
 import { type PhoneEyeProcess, startFlags, startPhoneEye } from "../helpers/phone_eye.ts";
 import { type RawPhoneEye, startRawPhoneEye } from "../helpers/raw_stdio.ts";
-import { closing, startRig, tempDir } from "../helpers/rig.ts";
+import { closing, SMALL_PHONE, startRig, tempDir } from "../helpers/rig.ts";
 import { ihdrBody, writePngChunks } from "../../sim/png_writer.ts";
 import type { SimPhone } from "../../sim/sim_phone.ts";
 import {
@@ -83,12 +83,9 @@ async function startTable(): Promise<Table> {
 }
 
 async function tableOn(stack: AsyncDisposableStack): Promise<Table> {
-  // A third of a phone's usual size each way: the rows are about faults, not pixels, and a ninth of
-  // the pixels makes each screenshot (the sim's render, phone-eye's decode and the vision encode)
-  // cheap.
-  const phone = { width: 360, height: 800 };
+  // The rows are about faults, not pixels.
   const rig = stack.use(
-    await startRig({ phones: [phone, phone], phoneEye: false, serial: null }),
+    await startRig({ phones: [SMALL_PHONE, SMALL_PHONE], phoneEye: false, serial: null }),
   );
   const [sim, sim2] = rig.sims as [SimPhone, SimPhone];
   const vision = stack.use(closing(startOpenAiServer({ apiKey: KEY })));

@@ -5,17 +5,11 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { textOf } from "../helpers/in_process.ts";
 import { testPermissionFlags } from "../helpers/phone_eye.ts";
-import { closing, startRig, tempDir } from "../helpers/rig.ts";
+import { closing, SMALL_PHONE, startRig, tempDir } from "../helpers/rig.ts";
 import { DEFAULT_ANSWER, startOpenAiServer } from "../fixtures/openai_server.ts";
 import type { ProbeInput } from "../fixtures/sandbox_probe.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
-/**
- * A third of a phone's usual size each way: these tests are about the sandbox, not pixels, and a
- * ninth of the pixels makes each screenshot (phone-eye's decode and encode, the sim's render)
- * cheap.
- */
-const SMALL_PHONE = { width: 360, height: 800 };
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** The names in a folder, sorted. */

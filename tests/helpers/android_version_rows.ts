@@ -14,7 +14,7 @@ import { decode as jpegDecode } from "jpeg-js";
 import type { AdbClient } from "./adb_clients.ts";
 import type { AdbHarness } from "./adb_harness.ts";
 import { lookSection as section, textOf } from "./in_process.ts";
-import { closing, type Rig, startRig, type ToolResult } from "./rig.ts";
+import { closing, type Rig, SMALL_PHONE, startRig, type ToolResult } from "./rig.ts";
 import { startPhoneEye } from "./phone_eye.ts";
 import { sharedFixture } from "./shared_fixture.ts";
 import { startOpenAiServer } from "../fixtures/openai_server.ts";
@@ -100,9 +100,8 @@ export function testAndroidVersion(
  * phone per version, each listed in PHONE_EYE_DEVICES (the listed path ANDROID_SERIAL takes too),
  * and every call naming its version's phone. What differs between versions is the phone's answer,
  * so one server reads each phone as it would read it alone, and the file pays one phone-eye start
- * instead of one per version. The phones are a third of a phone's size each way: the rows are
- * about words and a black window, not pixels, and each screenshot is decoded again by phone-eye,
- * the test and the vision server.
+ * instead of one per version. The phones are small ones (SMALL_PHONE): the rows are about words
+ * and a black window, not pixels.
  */
 export function testAndroidVersionsTogether(
   client: AdbClient,
@@ -115,7 +114,7 @@ export function testAndroidVersionsTogether(
       const vision = stack.use(closing(startOpenAiServer(VISION)));
       const r = stack.use(
         await startRig({
-          phones: versions.map((androidVersion) => ({ androidVersion, width: 360, height: 800 })),
+          phones: versions.map((androidVersion) => ({ ...SMALL_PHONE, androidVersion })),
           adbBinary: client.binary,
           adbServer: adbServer(client.binary),
           serial: null,

@@ -14,6 +14,14 @@ import { type AdbHarness, startAdbHarness } from "./adb_harness.ts";
 import { type PhoneEyeProcess, startPhoneEye } from "./phone_eye.ts";
 import { type SimPhone, type SimPhoneOptions, startSimPhone } from "../../sim/sim_phone.ts";
 
+/**
+ * A phone a third of the sim's default size each way (360×800), for tests whose claims are not
+ * about pixels: a ninth of the pixels makes each screenshot cheap for the sim to render and for
+ * phone-eye (and a vision server) to decode and encode again. A full-size phone_shot costs
+ * phone-eye about 130 ms of CPU, this one about 40.
+ */
+export const SMALL_PHONE: Readonly<SimPhoneOptions> = { width: 360, height: 800 };
+
 export interface RigOptions {
   /** One simulated phone per entry (default: one with the sim's defaults); [] for none. */
   phones?: SimPhoneOptions[];

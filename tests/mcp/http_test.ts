@@ -7,7 +7,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { createVision } from "../../lib/vision/vision.ts";
 import { textOf } from "../helpers/in_process.ts";
 import { refusedStart, startHttpEye } from "../helpers/http_eye.ts";
-import { startRig, tempDir } from "../helpers/rig.ts";
+import { SMALL_PHONE, startRig, tempDir } from "../helpers/rig.ts";
 
 const TOKEN = "phone-eye-test-token-0123456789abcdef";
 /** An access-log line: time, client, status, method, JSON-RPC method, tool and phone, duration. */
@@ -77,11 +77,10 @@ async function answer(response: Promise<Response>): Promise<[number, string]> {
 
 // One server, as a lab runs it: two phones behind one token. Each step is one claim and reads only
 // what it caused (a phone's taps from its own count on), so the steps stand in any order. The
-// phone the screenshots come from is a third of a phone's size each way: they are about the
-// transport, and phone-eye decodes each one again.
+// screenshots come from a small phone: they are about the transport.
 Deno.test("one HTTP server with a token, two phones behind it", async (t) => {
   await using rig = await startRig({
-    phones: [{ width: 360, height: 800 }, { model: "SimTablet", width: 1600, height: 2560 }],
+    phones: [SMALL_PHONE, { model: "SimTablet", width: 1600, height: 2560 }],
     serial: null,
     phoneEye: false,
   });

@@ -9,7 +9,7 @@ import { agentSizing, fitFor } from "../../lib/image/sizing.ts";
 import { decodePng } from "../fixtures/images/pipeline.ts";
 import { captureScreen } from "../../lib/screen/screen.ts";
 import { textOf } from "../helpers/in_process.ts";
-import { type Rig, startRig } from "../helpers/rig.ts";
+import { type Rig, SMALL_PHONE, startRig } from "../helpers/rig.ts";
 import { waitFor } from "../helpers/wait_for.ts";
 import { exited, fakeAdb, type FakeAnswer, type FakeRule } from "../helpers/fake_adb.ts";
 
@@ -201,20 +201,13 @@ Deno.test({
 // ---- through main.ts, real adb and the simulated phone ----
 
 /**
- * A third of a phone's size each way: these tests are about which words a capture's failure gets,
- * and each frame the sim renders is decoded again by phone-eye (the raw fallback's frame is 4 bytes
- * a pixel).
- */
-const SMALL = { width: 360, height: 800 };
-
-/**
  * The rig on a Wi-Fi serial the tests below share (started on first use, closed after the file):
  * each clears the faults it arms, and a killed adb server is started again by phone-eye's next adb
  * call, which reconnects the phone. Their sanitizers are off: the rig's sockets and processes
  * outlive each test.
  */
 let wifi: Promise<Rig> | undefined;
-const wifiRig = () => wifi ??= startRig({ phones: [SMALL] });
+const wifiRig = () => wifi ??= startRig({ phones: [SMALL_PHONE] });
 Deno.test.afterAll(async () => {
   const rig = await wifi?.catch(() => undefined);
   await rig?.[Symbol.asyncDispose]();
@@ -238,7 +231,7 @@ async function shotWithServerKilled(r: Rig, clearHang: boolean) {
 Deno.test("end to end: killing the adb server mid-capture is named a connection failure, never MIUI", async () => {
   // Nothing configured: adb's only phone, driven by its serial but never reconnected by phone-eye,
   // so the answer is the failure itself: the restarted server no longer lists the address.
-  await using r = await startRig({ serial: null, phones: [SMALL] });
+  await using r = await startRig({ serial: null, phones: [SMALL_PHONE] });
   const shot = await shotWithServerKilled(r, true);
   assert.equal(shot.isError, true, textOf(shot));
   const at = r.sim.serial.replaceAll(".", "\\.");
